@@ -1,0 +1,88 @@
+.POSIX:
+.SUFFIXES:
+.SUFFIXES: .c .o .t
+
+# pi: small programs that speak NDJSON.  See README.md and man/pi.7.
+
+CC = cc
+CFLAGS = -O2 -g
+WARN = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wwrite-strings -Wvla
+CPPFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L -Ilib $(CPPFLAGS)
+PREFIX = /usr/local
+BINDIR = $(PREFIX)/bin
+MANDIR = $(PREFIX)/share/man
+
+LIBOBJ = lib/buf.o lib/context.o lib/event.o lib/http.o lib/jsonx.o \
+	lib/llm.o lib/ndjson.o lib/provider.o lib/provider_anthropic.o \
+	lib/provider_faux.o lib/provider_openai.o lib/reply.o lib/sse.o \
+	lib/utf8.o lib/util.o
+HDR = lib/buf.h lib/context.h lib/event.h lib/http.h lib/jsonx.h lib/llm.h \
+	lib/ndjson.h lib/provider.h lib/reply.h lib/sse.h lib/utf8.h \
+	lib/util.h lib/banned.h
+PROGS = bin/pi-llm
+UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \
+	tests/unit/utf8.t tests/unit/reply.t
+MAN1 = man/pi-llm.1
+MAN5 = man/pi-events.5
+MAN7 = man/pi.7
+
+all: $(PROGS)
+
+.c.o:
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -c $< -o $@
+
+$(LIBOBJ): $(HDR)
+
+lib/libpi.a: $(LIBOBJ)
+	rm -f $@
+	ar rcs $@ $(LIBOBJ)
+
+cmd/pi-llm.o: $(HDR)
+
+bin/pi-llm: cmd/pi-llm.o lib/libpi.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-llm.o lib/libpi.a \
+		-lcurl -ljson-c
+
+.c.t:
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< \
+		lib/libpi.a -lcurl -ljson-c
+
+$(UNIT): tests/unit/tap.h lib/libpi.a $(HDR)
+
+test: all $(UNIT)
+	tests/run.sh
+
+check:
+	$(MAKE) clean
+	$(MAKE) CFLAGS='-O1 -g -fno-omit-frame-pointer \
+		-fsanitize=address,undefined -fno-sanitize-recover=all \
+		-Werror' LDFLAGS='-fsanitize=address,undefined' test
+
+bench: all
+	scripts/bench
+
+lint:
+	mandoc -Tlint -Wwarning $(MAN1) $(MAN5) $(MAN7)
+	! grep -nE '\<(strcpy|strcat|strncpy|sprintf|vsprintf|strtok|gets|atoi|atol|gmtime|localtime|mktemp|tmpnam|system|popen)\(' \
+		cmd/*.c lib/*.c | grep -v 'lib/banned.h'
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7
+	install -m 0755 $(PROGS) $(DESTDIR)$(BINDIR)
+	install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
+	install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/pi-llm
+	rm -f $(DESTDIR)$(MANDIR)/man1/pi-llm.1
+	rm -f $(DESTDIR)$(MANDIR)/man5/pi-events.5
+	rm -f $(DESTDIR)$(MANDIR)/man7/pi.7
+
+clean:
+	rm -f bin/pi-* cmd/*.o lib/*.o lib/libpi.a tests/unit/*.t
+	rm -rf tests/out
+
+.PHONY: all test check bench lint install uninstall clean

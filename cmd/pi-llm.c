@@ -1,0 +1,412 @@
+/*
+ * pi-llm: stream one model call as NDJSON events.
+ *
+ * Reads a context stream on stdin (when it is not a terminal) and prompt
+ * words from the command line, sends them to one provider, and writes
+ * message_start, deltas and message_end to stdout, each line flushed the
+ * moment it is complete.  It always ends with message_end or an error
+ * event, and its exit status says how the call went (DESIGN.md 7).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "buf.h"
+#include "context.h"
+#include "event.h"
+#include "jsonx.h"
+#include "llm.h"
+#include "ndjson.h"
+#include "provider.h"
+#include "reply.h"
+#include "util.h"
+#include "banned.h"
+
+static volatile sig_atomic_t got_signal;
+
+static const char *mflag, *pflag, *aflag, *uflag, *sflag, *fflag;
+static enum thinking tflag = THINK_OFF;
+static long idle_flag = 120, retries_flag = 3, max_tokens_flag;
+
+static void
+usage(void)
+{
+	fputs("usage: pi-llm [-hV] [-m [provider/]model] [-s text | @file] "
+	    "[-t level]\n"
+	    "              [--api api] [--base-url url] "
+	    "[--faux-script file]\n"
+	    "              [--idle-timeout sec] [--list-providers] "
+	    "[--max-retries n]\n"
+	    "              [--max-tokens n] [--provider name] "
+	    "[prompt ...]\n", stderr);
+	exit(PI_EXIT_USAGE);
+}
+
+static void
+on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+/* fds 0-2 must be open, or a later open() would become stdout. */
+static void
+check_fds(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
+		;
+	if (fd > 2)
+		close(fd);
+}
+
+static int
+emit(void *arg, struct json_object *ev)
+{
+	(void)arg;
+	return ndjson_write(1, ev);
+}
+
+/* Report a failure on stderr and, in band, as the stream's last line. */
+static int
+fail(const struct pi_error *e, const char *message_id)
+{
+	struct json_object *ev;
+
+	if (e->status == PI_EXIT_PIPE)
+		return PI_EXIT_PIPE;
+	fprintf(stderr, "pi-llm: %s\n", e->msg);
+	ev = event_new("error");
+	jsonx_set_str(ev, "code", e->code ? e->code : "error");
+	jsonx_set_str(ev, "message", e->msg);
+	jsonx_set_bool(ev, "recoverable", pi_is_temporary(e));
+	if (message_id != NULL)
+		jsonx_set_str(ev, "messageId", message_id);
+	if (ndjson_write(1, ev) == -1 && errno == EPIPE) {
+		json_object_put(ev);
+		return PI_EXIT_PIPE;
+	}
+	json_object_put(ev);
+	return e->status;
+}
+
+static char *
+read_file(const char *path, struct pi_error *e)
+{
+	struct buf b;
+	char tmp[8192];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		pi_err(e, PI_EXIT_INPUT, "bad_input", "cannot open '%s': %s",
+		    path, strerror(errno));
+		return NULL;
+	}
+	buf_init(&b, PI_MAX_LINE);
+	while ((n = read(fd, tmp, sizeof(tmp))) > 0)
+		if (buf_add(&b, tmp, (size_t)n) == -1) {
+			n = -1;
+			errno = EFBIG;
+			break;
+		}
+	close(fd);
+	if (n == -1) {
+		pi_err(e, PI_EXIT_INPUT, "bad_input", "cannot read '%s': %s",
+		    path, strerror(errno));
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+static int
+list_providers(void)
+{
+	const struct provider *p;
+	struct json_object *o;
+	size_t i, n;
+	int rc = 0;
+
+	p = provider_table(&n);
+	for (i = 0; i < n && rc == 0; i++) {
+		o = event_new("provider");
+		jsonx_set_str(o, "name", p[i].name);
+		jsonx_set_str(o, "api", p[i].api);
+		jsonx_set_str(o, "baseUrl", p[i].base_url);
+		if (p[i].key_env != NULL)
+			jsonx_set_str(o, "keyEnv", p[i].key_env);
+		rc = ndjson_write(1, o);
+		json_object_put(o);
+	}
+	return rc == 0 ? 0 : PI_EXIT_PIPE;
+}
+
+/* -m [provider/]model and --provider name -> a provider row and a model. */
+static const struct provider *
+resolve(const char **model)
+{
+	const struct provider *p = NULL;
+	const char *m = mflag ? mflag : getenv("PI_MODEL"), *slash;
+	char name[64];
+	size_t k;
+
+	if (m != NULL && (slash = strchr(m, '/')) != NULL &&
+	    (k = (size_t)(slash - m)) < sizeof(name)) {
+		memcpy(name, m, k);
+		name[k] = '\0';
+		if ((p = provider_find(name)) != NULL &&
+		    (pflag == NULL || strcmp(pflag, name) == 0))
+			m = slash + 1;
+		else
+			p = NULL;
+	}
+	if (pflag != NULL && (p = provider_find(pflag)) == NULL) {
+		warnx_unknown:
+		fprintf(stderr, "pi-llm: unknown provider '%s' (see "
+		    "--list-providers)\n", pflag);
+		exit(PI_EXIT_CONFIG);
+	}
+	if (m == NULL || *m == '\0') {
+		if (p != NULL && strcmp(p->api, "faux") == 0)
+			m = "faux";
+		else {
+			fprintf(stderr, "pi-llm: no model: give -m "
+			    "[provider/]model or set PI_MODEL\n");
+			exit(PI_EXIT_USAGE);
+		}
+	}
+	if (p == NULL && (p = provider_find(provider_guess(m))) == NULL)
+		goto warnx_unknown;
+	*model = m;
+	return p;
+}
+
+static const char *
+api_key(const struct provider *p)
+{
+	const char *k = getenv("PI_API_KEY");
+
+	if (k != NULL && *k)
+		return k;
+	if (p->key_env != NULL && (k = getenv(p->key_env)) != NULL && *k)
+		return k;
+	return NULL;
+}
+
+static int
+call(const struct provider *p, const char *model, struct context *ctx,
+    struct reply *r, struct pi_error *e)
+{
+	struct llm_call c;
+	struct llm_opts o;
+	const struct api *api;
+	char *base;
+	size_t n;
+	int rc;
+
+	if (strcmp(aflag ? aflag : p->api, "faux") == 0) {
+		const char *script = fflag ? fflag : getenv("PI_FAUX_SCRIPT");
+
+		if (script == NULL)
+			return pi_err(e, PI_EXIT_CONFIG, "faux_script",
+			    "the faux provider needs --faux-script or "
+			    "PI_FAUX_SCRIPT");
+		return faux_run(script, ctx, &got_signal, r, e);
+	}
+	if ((api = api_find(aflag ? aflag : p->api)) == NULL)
+		return pi_err(e, PI_EXIT_USAGE, "usage", "unknown API '%s' "
+		    "(known: %s)", aflag, api_names());
+	memset(&c, 0, sizeof(c));
+	c.provider = p->name;
+	c.api = api->name;
+	base = xstrdup(uflag ? uflag : p->base_url);
+	n = strlen(base);
+	while (n > 0 && base[n - 1] == '/')
+		base[--n] = '\0';
+	c.base_url = base;
+	c.model = model;
+	c.api_key = api_key(p);
+	/* A server of one's own (--base-url) may want no key at all. */
+	if (c.api_key == NULL && p->key_env != NULL && uflag == NULL) {
+		free(base);
+		return pi_err(e, PI_EXIT_CONFIG, "no_api_key", "no API key "
+		    "for provider '%s': set %s or PI_API_KEY", p->name,
+		    p->key_env);
+	}
+	c.compat = p->compat;
+	c.system = ctx->system;
+	c.messages = context_prepare(ctx, p->name, api->name, model,
+	    api->id_max);
+	c.tools = ctx->tools;
+	c.thinking = tflag;
+	c.max_tokens = max_tokens_flag;
+	memset(&o, 0, sizeof(o));
+	o.max_retries = (int)retries_flag;
+	o.idle_ms = idle_flag * 1000;
+	o.connect_timeout_ms = 30000;
+	o.backoff_ms = 500;
+	o.abort = &got_signal;
+	rc = llm_stream(api, &c, &o, r, e);
+	json_object_put(c.messages);
+	free(base);
+	return rc;
+}
+
+static void
+parse_flags(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "api", required_argument, NULL, 'A' },
+		{ "base-url", required_argument, NULL, 'U' },
+		{ "faux-script", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "idle-timeout", required_argument, NULL, 'I' },
+		{ "list-providers", no_argument, NULL, 'L' },
+		{ "max-retries", required_argument, NULL, 'R' },
+		{ "max-tokens", required_argument, NULL, 'T' },
+		{ "provider", required_argument, NULL, 'P' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "hm:s:t:V", longopts, NULL)) != -1)
+		switch (c) {
+		case 'A': aflag = optarg; break;
+		case 'F': fflag = optarg; break;
+		case 'I':
+			if (pi_parse_long(optarg, 1, 86400, &idle_flag) == -1)
+				usage();
+			break;
+		case 'L': exit(list_providers());
+		case 'm': mflag = optarg; break;
+		case 'P': pflag = optarg; break;
+		case 'R':
+			if (pi_parse_long(optarg, 0, 100, &retries_flag) == -1)
+				usage();
+			break;
+		case 's': sflag = optarg; break;
+		case 't':
+			if (thinking_parse(optarg, &tflag) == -1)
+				usage();
+			break;
+		case 'T':
+			if (pi_parse_long(optarg, 1, 10000000,
+			    &max_tokens_flag) == -1)
+				usage();
+			break;
+		case 'U': uflag = optarg; break;
+		case 'V':
+			puts("pi-llm " PI_VERSION);
+			exit(0);
+		default:
+			usage();
+		}
+}
+
+static char *
+join(char **argv, int argc)
+{
+	struct buf b;
+	int i;
+
+	buf_init(&b, PI_MAX_LINE);
+	for (i = 0; i < argc; i++) {
+		if (i > 0)
+			buf_addc(&b, ' ');
+		buf_adds(&b, argv[i]);
+	}
+	return buf_detach(&b, NULL);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct provider *p;
+	const char *model;
+	struct context ctx;
+	struct pi_error e;
+	struct reply r;
+	struct sigaction sa;
+	char *text;
+	int status = 0;
+
+	check_fds();
+	parse_flags(argc, argv);
+	argc -= optind;
+	argv += optind;
+	p = resolve(&model);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	/* No SA_RESTART: a signal must cut short the poll we wait in. */
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	context_init(&ctx);
+	memset(&e, 0, sizeof(e));
+	if (!isatty(0) && context_read_fd(&ctx, 0, "stdin", &e) == -1) {
+		status = fail(&e, NULL);
+		goto out;
+	}
+	if (argc > 0) {
+		text = join(argv, argc);
+		context_add_user_text(&ctx, text);
+		free(text);
+	} else if (isatty(0))
+		usage();
+	if (sflag != NULL) {
+		free(ctx.system);
+		ctx.system = sflag[0] == '@' ? read_file(sflag + 1, &e) :
+		    xstrdup(sflag);
+		if (ctx.system == NULL) {
+			status = fail(&e, NULL);
+			goto out;
+		}
+	}
+	if (json_object_array_length(ctx.messages) == 0) {
+		pi_err(&e, PI_EXIT_INPUT, "bad_input", "nothing to send: no "
+		    "prompt and no messages on stdin");
+		status = fail(&e, NULL);
+		goto out;
+	}
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	reply_init(&r, p->name, aflag ? aflag : p->api, model, emit, NULL);
+	/* Until the provider counts, four bytes of context make a token. */
+	r.input_estimate = (int64_t)(strlen(jsonx_string(ctx.messages, NULL)) +
+	    (ctx.system ? strlen(ctx.system) : 0)) / 4;
+	if (call(p, model, &ctx, &r, &e) == -1) {
+		if (e.status == PI_EXIT_SIGINT || e.status == PI_EXIT_SIGTERM) {
+			/* Stopped, not failed: the partial message stands. */
+			if (reply_fail(&r, STOP_ABORTED, e.msg, &e) == -1)
+				status = PI_EXIT_PIPE;
+			else
+				status = got_signal == SIGINT ?
+				    PI_EXIT_SIGINT : PI_EXIT_SIGTERM;
+		} else {
+			struct pi_error e2 = e;
+
+			if (reply_fail(&r, STOP_ERROR, e.msg, &e2) == -1)
+				status = PI_EXIT_PIPE;
+			else
+				status = fail(&e, r.started ? r.message_id :
+				    NULL);
+		}
+	}
+	reply_release(&r);
+	curl_global_cleanup();
+out:
+	context_release(&ctx);
+	return status;
+}

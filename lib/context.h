@@ -1,0 +1,49 @@
+/*
+ * context: what a model call is given, read from a context stream.
+ *
+ * The closure rule of DESIGN.md section 2: messages come from bare lines
+ * with a "role", from message_end events (their "message") and from
+ * tool_execution_end events (as toolResult messages); tool definitions
+ * from "tool" lines; the system prompt from "system" lines (the last one
+ * wins).  Every other line is ignored, so any event stream is a context.
+ *
+ * context_prepare turns the history into what a given model may be sent:
+ * failed and aborted assistant messages are dropped, thinking from another
+ * model becomes plain text and foreign signatures go, tool-call ids are
+ * made acceptable to the API (results follow their call), a call with no
+ * result gets a synthetic error result, and a result with no call is
+ * dropped.  The returned array is the caller's.
+ */
+#ifndef PI_CONTEXT_H
+#define PI_CONTEXT_H
+
+#include <stddef.h>
+
+struct json_object;
+struct pi_error;
+
+struct context {
+	char *system;
+	struct json_object *messages;
+	struct json_object *tools;
+	size_t assistant_count;	/* before context_prepare drops any */
+};
+
+void context_init(struct context *c);
+void context_release(struct context *c);
+/* One line of a context stream; lineno and name for messages. */
+int context_add_line(struct context *c, struct json_object *o,
+    const char *name, size_t lineno, struct pi_error *e);
+int context_read_fd(struct context *c, int fd, const char *name,
+    struct pi_error *e);
+void context_add_user_text(struct context *c, const char *text);
+
+struct json_object *context_prepare(const struct context *c,
+    const char *provider, const char *api, const char *model, size_t id_max);
+
+/* The text blocks of a content (a string or blocks), joined by sep. */
+char *content_text(struct json_object *content, const char *sep);
+/* Normalise a tool-call id: [A-Za-z0-9_-] only, at most max bytes. */
+char *tool_id_normalise(const char *id, size_t max);
+
+#endif

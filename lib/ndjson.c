@@ -1,0 +1,168 @@
+/* ndjson: see ndjson.h. */
+#include "ndjson.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jsonx.h"
+#include "util.h"
+#include "banned.h"
+
+void
+ndjson_reader_init(struct ndjson_reader *r, const char *name,
+    ndjson_line_fn *fn, void *arg)
+{
+	buf_init(&r->line, PI_MAX_LINE);
+	r->lineno = 0;
+	r->name = name;
+	r->fn = fn;
+	r->arg = arg;
+}
+
+void
+ndjson_reader_release(struct ndjson_reader *r)
+{
+	buf_release(&r->line);
+}
+
+static int
+is_blank(const char *p, size_t n)
+{
+	while (n--)
+		if (strchr(" \t\r", *p++) == NULL)
+			return 0;
+	return 1;
+}
+
+static int
+line(struct ndjson_reader *r, const char *p, size_t n, struct pi_error *e)
+{
+	struct json_object *o;
+	int rc;
+
+	r->lineno++;
+	if (is_blank(p, n))
+		return 0;
+	if ((o = jsonx_parse(p, n, e)) == NULL)
+		return pi_err(e, PI_EXIT_INPUT, "bad_input", "%s:%zu: %s",
+		    r->name, r->lineno, e->msg);
+	if (!json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return pi_err(e, PI_EXIT_INPUT, "bad_input",
+		    "%s:%zu: not a JSON object", r->name, r->lineno);
+	}
+	if (jsonx_str(o, "type") == NULL && jsonx_str(o, "role") == NULL) {
+		json_object_put(o);
+		return pi_err(e, PI_EXIT_INPUT, "bad_input",
+		    "%s:%zu: object has no string \"type\" or \"role\"",
+		    r->name, r->lineno);
+	}
+	rc = r->fn(r->arg, o, r->lineno, e);
+	json_object_put(o);
+	return rc;
+}
+
+int
+ndjson_reader_push(struct ndjson_reader *r, const char *p, size_t n,
+    struct pi_error *e)
+{
+	const char *nl;
+	size_t k;
+
+	while (n > 0) {
+		if ((nl = memchr(p, '\n', n)) == NULL) {
+			if (buf_add(&r->line, p, n) == -1)
+				goto toolong;
+			return 0;
+		}
+		k = (size_t)(nl - p);
+		if (r->line.len == 0) {
+			/* The common case: the line is whole in this read. */
+			if (k > PI_MAX_LINE)
+				goto toolong;
+			if (line(r, p, k, e) == -1)
+				return -1;
+		} else {
+			if (buf_add(&r->line, p, k) == -1)
+				goto toolong;
+			if (line(r, r->line.data, r->line.len, e) == -1)
+				return -1;
+			buf_reset(&r->line);
+		}
+		p += k + 1;
+		n -= k + 1;
+	}
+	return 0;
+toolong:
+	return pi_err(e, PI_EXIT_INPUT, "bad_input",
+	    "%s:%zu: line longer than %u bytes", r->name, r->lineno + 1,
+	    PI_MAX_LINE);
+}
+
+int
+ndjson_reader_finish(struct ndjson_reader *r, struct pi_error *e)
+{
+	if (r->line.len > 0 && !is_blank(r->line.data, r->line.len))
+		return pi_err(e, PI_EXIT_INPUT, "truncated_input",
+		    "%s:%zu: truncated stream: last line has no newline",
+		    r->name, r->lineno + 1);
+	return 0;
+}
+
+int
+ndjson_read_fd(struct ndjson_reader *r, int fd, struct pi_error *e)
+{
+	char b[65536];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, b, sizeof(b));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return pi_err(e, PI_EXIT_FAIL, "io", "%s: read: %s",
+			    r->name, strerror(errno));
+		if (n == 0)
+			return ndjson_reader_finish(r, e);
+		if (ndjson_reader_push(r, b, (size_t)n, e) == -1)
+			return -1;
+	}
+}
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	ssize_t k;
+
+	while (n > 0) {
+		k = write(fd, p, n);
+		if (k == -1 && errno == EINTR)
+			continue;
+		if (k == -1)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int
+ndjson_write(int fd, struct json_object *o)
+{
+	const char *s;
+	size_t len;
+	char small[4096], *line;
+	int rc;
+
+	s = jsonx_string(o, &len);
+	/* One write(2) for line and newline, so the line leaves whole. */
+	line = len + 1 <= sizeof(small) ? small : xmalloc(len + 1);
+	memcpy(line, s, len);
+	line[len] = '\n';
+	rc = write_all(fd, line, len + 1);
+	if (line != small)
+		free(line);
+	return rc;
+}

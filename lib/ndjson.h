@@ -1,0 +1,51 @@
+/*
+ * ndjson: the wire.  A bounded, push-style line reader and a whole-line
+ * writer.
+ *
+ * Reading: push bytes as they come; each complete line that is not blank
+ * is parsed and handed to the callback with its 1-based line number.
+ * Anything that is not a JSON object with a string "type" or "role" is an
+ * input error naming the line ("stdin:12: ...").  Bytes after the last
+ * newline at EOF mean the writer died mid-line: ndjson_reader_finish
+ * reports a truncated stream and never parses them.
+ *
+ * Writing: ndjson_write serialises the whole object in memory and puts
+ * line and newline on the fd with write(2) until done, so a reader never
+ * sees half a line and nothing waits in a stdio buffer.  It returns -1
+ * with errno set (EPIPE when the reader went away).
+ */
+#ifndef PI_NDJSON_H
+#define PI_NDJSON_H
+
+#include <stddef.h>
+
+#include "buf.h"
+
+struct json_object;
+struct pi_error;
+
+/* Return -1 (after filling e) to stop the reader. */
+typedef int ndjson_line_fn(void *arg, struct json_object *o, size_t lineno,
+    struct pi_error *e);
+
+struct ndjson_reader {
+	struct buf line;
+	size_t lineno;
+	const char *name;	/* for messages: "stdin", a file name */
+	ndjson_line_fn *fn;
+	void *arg;
+};
+
+void ndjson_reader_init(struct ndjson_reader *r, const char *name,
+    ndjson_line_fn *fn, void *arg);
+int ndjson_reader_push(struct ndjson_reader *r, const char *p, size_t n,
+    struct pi_error *e);
+int ndjson_reader_finish(struct ndjson_reader *r, struct pi_error *e);
+void ndjson_reader_release(struct ndjson_reader *r);
+
+/* Read a whole fd through a reader. */
+int ndjson_read_fd(struct ndjson_reader *r, int fd, struct pi_error *e);
+
+int ndjson_write(int fd, struct json_object *o);
+
+#endif

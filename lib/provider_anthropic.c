@@ -1,0 +1,460 @@
+/*
+ * provider_anthropic: Anthropic Messages.  The system prompt goes as
+ * blocks, tool arguments as objects, and all results of one assistant
+ * turn as tool_result blocks at the head of the next user message.
+ * Thinking blocks come back with their signatures byte for byte, since
+ * the server checks them.  Usage in message_delta is a running total:
+ * it overwrites, never adds.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "jsonx.h"
+#include "llm.h"
+#include "provider.h"
+#include "reply.h"
+#include "sse.h"
+#include "util.h"
+#include "banned.h"
+
+#define ANTHROPIC_VERSION "2023-06-01"
+#define DEFAULT_MAX_TOKENS 8192
+
+static struct json_object *
+text_block(const char *text)
+{
+	struct json_object *b = json_object_new_object();
+
+	jsonx_set_str(b, "type", "text");
+	jsonx_set_str(b, "text", text);
+	return b;
+}
+
+static struct json_object *
+image_block(struct json_object *img)
+{
+	struct json_object *b = json_object_new_object(), *src;
+
+	src = json_object_new_object();
+	jsonx_set_str(src, "type", "base64");
+	jsonx_set_str(src, "media_type", jsonx_str(img, "mimeType") ?
+	    jsonx_str(img, "mimeType") : "image/png");
+	jsonx_set_str(src, "data", jsonx_str(img, "data") ?
+	    jsonx_str(img, "data") : "");
+	jsonx_set_str(b, "type", "image");
+	jsonx_set(b, "source", src);
+	return b;
+}
+
+/* User content as blocks; empty text is refused by the API, so dropped. */
+static void
+user_blocks(struct json_object *out, struct json_object *content)
+{
+	struct json_object *b;
+	const char *type, *t;
+	size_t i, n;
+
+	if (jsonx_is(content, json_type_string)) {
+		if (*json_object_get_string(content))
+			json_object_array_add(out, text_block(
+			    json_object_get_string(content)));
+		return;
+	}
+	n = json_object_array_length(content);
+	for (i = 0; i < n; i++) {
+		b = json_object_array_get_idx(content, i);
+		type = jsonx_str(b, "type");
+		if (strcmp(type, "text") == 0 &&
+		    (t = jsonx_str(b, "text")) != NULL && *t)
+			json_object_array_add(out, text_block(t));
+		else if (strcmp(type, "image") == 0)
+			json_object_array_add(out, image_block(b));
+	}
+}
+
+static struct json_object *
+assistant_blocks(struct json_object *m)
+{
+	struct json_object *out = json_object_new_array(), *content, *b, *o;
+	const char *type, *t, *sig;
+	size_t i, n;
+
+	content = jsonx_arr(m, "content");
+	n = content ? json_object_array_length(content) : 0;
+	for (i = 0; i < n; i++) {
+		b = json_object_array_get_idx(content, i);
+		type = jsonx_str(b, "type");
+		t = jsonx_str(b, "text");
+		if (strcmp(type, "text") == 0 && t != NULL && *t) {
+			json_object_array_add(out, text_block(t));
+		} else if (strcmp(type, "thinking") == 0) {
+			t = jsonx_str(b, "thinking");
+			sig = jsonx_str(b, "thinkingSignature");
+			o = json_object_new_object();
+			if (jsonx_bool(b, "redacted", 0) && sig != NULL) {
+				jsonx_set_str(o, "type", "redacted_thinking");
+				jsonx_set_str(o, "data", sig);
+			} else if (sig != NULL && *sig) {
+				jsonx_set_str(o, "type", "thinking");
+				jsonx_set_str(o, "thinking", t ? t : "");
+				jsonx_set_str(o, "signature", sig);
+			} else if (t != NULL && *t) {
+				/* Unsigned thinking would be refused. */
+				json_object_put(o);
+				o = text_block(t);
+			} else {
+				json_object_put(o);
+				continue;
+			}
+			json_object_array_add(out, o);
+		} else if (strcmp(type, "toolCall") == 0) {
+			o = json_object_new_object();
+			jsonx_set_str(o, "type", "tool_use");
+			jsonx_set(o, "id", jsonx_ref(jsonx_get(b, "id")));
+			jsonx_set(o, "name", jsonx_ref(jsonx_get(b, "name")));
+			jsonx_set(o, "input", jsonx_obj(b, "arguments") ?
+			    jsonx_ref(jsonx_obj(b, "arguments")) :
+			    json_object_new_object());
+			json_object_array_add(out, o);
+		}
+	}
+	return out;
+}
+
+static struct json_object *
+tool_result(struct json_object *m)
+{
+	struct json_object *o = json_object_new_object(), *content, *blocks;
+	size_t i, n;
+	int images = 0;
+	char *text;
+
+	content = jsonx_get(m, "content");
+	n = jsonx_is(content, json_type_array) ?
+	    json_object_array_length(content) : 0;
+	for (i = 0; i < n; i++)
+		if (strcmp(jsonx_str(json_object_array_get_idx(content, i),
+		    "type"), "image") == 0)
+			images = 1;
+	jsonx_set_str(o, "type", "tool_result");
+	jsonx_set(o, "tool_use_id", jsonx_ref(jsonx_get(m, "toolCallId")));
+	if (images) {
+		blocks = json_object_new_array();
+		user_blocks(blocks, content);
+		jsonx_set(o, "content", blocks);
+	} else {
+		text = content_text(content, "\n");
+		jsonx_set_str(o, "content", text);
+		free(text);
+	}
+	if (jsonx_bool(m, "isError", 0))
+		jsonx_set_bool(o, "is_error", 1);
+	return o;
+}
+
+static struct json_object *
+message(const char *role, struct json_object *blocks)
+{
+	struct json_object *m = json_object_new_object();
+
+	jsonx_set_str(m, "role", role);
+	jsonx_set(m, "content", blocks);
+	return m;
+}
+
+static struct json_object *
+messages(const struct llm_call *c)
+{
+	struct json_object *out = json_object_new_array(), *m, *blocks;
+	struct json_object *results = NULL;	/* the open user message */
+	const char *role;
+	size_t i, n = json_object_array_length(c->messages);
+
+	for (i = 0; i < n; i++) {
+		m = json_object_array_get_idx(c->messages, i);
+		role = jsonx_str(m, "role");
+		if (strcmp(role, "toolResult") == 0) {
+			/* Consecutive results share one user message. */
+			if (results == NULL) {
+				results = json_object_new_array();
+				json_object_array_add(out, message("user",
+				    results));
+			}
+			json_object_array_add(results, tool_result(m));
+			continue;
+		}
+		if (strcmp(role, "user") == 0) {
+			/* Text after results joins them, results first. */
+			blocks = results ? results : json_object_new_array();
+			user_blocks(blocks, jsonx_get(m, "content"));
+			if (results == NULL) {
+				if (json_object_array_length(blocks) > 0)
+					json_object_array_add(out,
+					    message("user", blocks));
+				else
+					json_object_put(blocks);
+			}
+			results = NULL;
+			continue;
+		}
+		results = NULL;
+		blocks = assistant_blocks(m);
+		if (json_object_array_length(blocks) > 0)
+			json_object_array_add(out, message("assistant", blocks));
+		else
+			json_object_put(blocks);
+	}
+	return out;
+}
+
+static struct json_object *
+tools(struct json_object *defs)
+{
+	struct json_object *out = json_object_new_array(), *t, *d;
+	size_t i, n = json_object_array_length(defs);
+
+	for (i = 0; i < n; i++) {
+		d = json_object_array_get_idx(defs, i);
+		t = json_object_new_object();
+		jsonx_set(t, "name", jsonx_ref(jsonx_get(d, "name")));
+		jsonx_set(t, "description", jsonx_ref(jsonx_get(d,
+		    "description")));
+		jsonx_set(t, "input_schema", jsonx_ref(jsonx_get(d,
+		    "inputSchema")));
+		json_object_array_add(out, t);
+	}
+	return out;
+}
+
+static int
+request(const struct llm_call *c, struct llm_request *q, struct pi_error *e)
+{
+	struct json_object *b = json_object_new_object(), *sys, *th;
+	long budget = thinking_budget(c->thinking), max = c->max_tokens;
+
+	(void)e;
+	q->url = xasprintf("%s/v1/messages", c->base_url);
+	llm_request_header(q, "Content-Type: application/json");
+	llm_request_header(q, "Accept: text/event-stream");
+	llm_request_header(q, "anthropic-version: " ANTHROPIC_VERSION);
+	if (c->api_key != NULL && *c->api_key)
+		llm_request_header(q, "x-api-key: %s", c->api_key);
+	if (max <= 0)
+		max = DEFAULT_MAX_TOKENS + budget;
+	/* The budget must stay under max_tokens, and be 1024 or more. */
+	if (budget >= max)
+		budget = max - 1024;
+	if (budget < 1024)
+		budget = 0;
+	jsonx_set_str(b, "model", c->model);
+	jsonx_set_int(b, "max_tokens", max);
+	if (c->system != NULL && *c->system) {
+		sys = json_object_new_array();
+		json_object_array_add(sys, text_block(c->system));
+		jsonx_set(b, "system", sys);
+	}
+	jsonx_set(b, "messages", messages(c));
+	if (json_object_array_length(c->tools) > 0)
+		jsonx_set(b, "tools", tools(c->tools));
+	if (budget > 0) {
+		th = json_object_new_object();
+		jsonx_set_str(th, "type", "enabled");
+		jsonx_set_int(th, "budget_tokens", budget);
+		jsonx_set(b, "thinking", th);
+	}
+	jsonx_set_bool(b, "stream", 1);
+	q->body = b;
+	return 0;
+}
+
+struct stream {
+	struct sse_parser sse;
+	struct reply *r;
+	struct usage usage;
+	int done;
+};
+
+/* Fields present overwrite: message_delta repeats running totals. */
+static void
+usage(struct stream *s, struct json_object *u)
+{
+	struct json_object *v;
+
+	if (u == NULL)
+		return;
+	if ((v = jsonx_get(u, "input_tokens")) && !jsonx_is(v, json_type_null))
+		s->usage.input = json_object_get_int64(v);
+	if ((v = jsonx_get(u, "output_tokens")) && !jsonx_is(v, json_type_null))
+		s->usage.output = json_object_get_int64(v);
+	if ((v = jsonx_get(u, "cache_read_input_tokens")) &&
+	    !jsonx_is(v, json_type_null))
+		s->usage.cache_read = json_object_get_int64(v);
+	if ((v = jsonx_get(u, "cache_creation_input_tokens")) &&
+	    !jsonx_is(v, json_type_null))
+		s->usage.cache_write = json_object_get_int64(v);
+	reply_set_usage(s->r, &s->usage);
+}
+
+static int
+stop(struct stream *s, const char *why, struct pi_error *e)
+{
+	if (strcmp(why, "tool_use") == 0)
+		reply_set_stop(s->r, STOP_TOOL_USE);
+	else if (strcmp(why, "max_tokens") == 0 ||
+	    strcmp(why, "model_context_window_exceeded") == 0)
+		reply_set_stop(s->r, STOP_MAX_TOKENS);
+	else if (strcmp(why, "stop_sequence") == 0)
+		reply_set_stop(s->r, STOP_STOP_SEQUENCE);
+	else if (strcmp(why, "refusal") == 0)
+		return pi_err(e, PI_EXIT_REFUSED, "content_filter",
+		    "the model refused to answer (stop_reason refusal)");
+	return 0;
+}
+
+static int
+block_start(struct stream *s, int idx, struct json_object *cb,
+    struct pi_error *e)
+{
+	const char *type = jsonx_str(cb, "type"), *t;
+
+	if (type == NULL)
+		return 0;
+	if (strcmp(type, "tool_use") == 0)
+		return reply_tool_begin(s->r, idx, jsonx_str(cb, "id"),
+		    jsonx_str(cb, "name"), e);
+	if (strcmp(type, "redacted_thinking") == 0)
+		return reply_redacted(s->r, idx, jsonx_str(cb, "data") ?
+		    jsonx_str(cb, "data") : "", e);
+	if (strcmp(type, "text") == 0 && (t = jsonx_str(cb, "text")) != NULL)
+		return reply_text(s->r, idx, t, strlen(t), e);
+	if (strcmp(type, "thinking") == 0 &&
+	    (t = jsonx_str(cb, "thinking")) != NULL)
+		return reply_thinking(s->r, idx, t, strlen(t), e);
+	return 0;	/* server tools and the like: not ours to run */
+}
+
+static int
+block_delta(struct stream *s, int idx, struct json_object *d,
+    struct pi_error *e)
+{
+	const char *type = jsonx_str(d, "type"), *t;
+
+	if (type == NULL)
+		return 0;
+	if (strcmp(type, "text_delta") == 0 && (t = jsonx_str(d, "text")))
+		return reply_text(s->r, idx, t, strlen(t), e);
+	if (strcmp(type, "thinking_delta") == 0 &&
+	    (t = jsonx_str(d, "thinking")))
+		return reply_thinking(s->r, idx, t, strlen(t), e);
+	if (strcmp(type, "signature_delta") == 0 &&
+	    (t = jsonx_str(d, "signature")))
+		return reply_signature(s->r, idx, BLOCK_THINKING, t, strlen(t),
+		    e);
+	if (strcmp(type, "input_json_delta") == 0 &&
+	    (t = jsonx_str(d, "partial_json")))
+		return reply_tool_args(s->r, idx, t, strlen(t), e);
+	return 0;
+}
+
+static int
+dispatch(struct stream *s, struct json_object *o, struct pi_error *e)
+{
+	const char *type = jsonx_str(o, "type"), *why;
+	struct json_object *err;
+	int idx = (int)jsonx_int(o, "index", 0);
+
+	if (type == NULL || strcmp(type, "ping") == 0)
+		return 0;
+	if (strcmp(type, "error") == 0) {
+		err = jsonx_obj(o, "error");
+		return llm_stream_error(jsonx_str(err, "type"),
+		    jsonx_str(err, "message"), e);
+	}
+	if (strcmp(type, "message_start") == 0) {
+		usage(s, jsonx_obj(jsonx_obj(o, "message"), "usage"));
+		return reply_start(s->r, e);
+	}
+	if (strcmp(type, "content_block_start") == 0)
+		return block_start(s, idx, jsonx_obj(o, "content_block"), e);
+	if (strcmp(type, "content_block_delta") == 0)
+		return block_delta(s, idx, jsonx_obj(o, "delta"), e);
+	if (strcmp(type, "content_block_stop") == 0)
+		return reply_block_end(s->r, idx, e);
+	if (strcmp(type, "message_delta") == 0) {
+		usage(s, jsonx_obj(o, "usage"));
+		why = jsonx_str(jsonx_obj(o, "delta"), "stop_reason");
+		return why ? stop(s, why, e) : 0;
+	}
+	if (strcmp(type, "message_stop") == 0) {
+		s->done = 1;
+		return reply_end(s->r, e);
+	}
+	return 0;
+}
+
+static int
+on_event(void *arg, const char *event, const char *data, size_t len,
+    struct pi_error *e)
+{
+	struct stream *s = arg;
+	struct json_object *o;
+	int rc;
+
+	if (s->done)
+		return 0;
+	if ((o = jsonx_parse(data, len, e)) == NULL)
+		return pi_err(e, PI_EXIT_TEMP, "bad_response",
+		    "a stream event is not JSON: %s", e->msg);
+	/* The JSON type is the truth; the SSE name fills in if it is gone. */
+	if (jsonx_str(o, "type") == NULL && *event)
+		jsonx_set_str(o, "type", event);
+	rc = dispatch(s, o, e);
+	json_object_put(o);
+	return rc;
+}
+
+static void *
+stream_new(struct reply *r)
+{
+	struct stream *s = xcalloc(1, sizeof(*s));
+
+	sse_init(&s->sse, on_event, s);
+	s->r = r;
+	return s;
+}
+
+static int
+stream_push(void *arg, const char *p, size_t n, struct pi_error *e)
+{
+	struct stream *s = arg;
+
+	return sse_push(&s->sse, p, n, e);
+}
+
+static int
+stream_end(void *arg, struct pi_error *e)
+{
+	struct stream *s = arg;
+
+	if (!s->done)
+		return pi_err(e, PI_EXIT_TEMP, "truncated_stream",
+		    "the stream ended before message_stop");
+	return 0;
+}
+
+static void
+stream_free(void *arg)
+{
+	struct stream *s = arg;
+
+	if (s == NULL)
+		return;
+	sse_release(&s->sse);
+	free(s);
+}
+
+const struct api api_anthropic_messages = {
+	"anthropic-messages", 64, request, stream_new, stream_push,
+	stream_end, stream_free,
+};

@@ -1,0 +1,191 @@
+/* util: see util.h. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "banned.h"
+
+int
+pi_err(struct pi_error *e, int status, const char *code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e == NULL)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	e->status = status;
+	e->code = code;
+	return -1;
+}
+
+int
+pi_is_temporary(const struct pi_error *e)
+{
+	return e->status == PI_EXIT_TEMP;
+}
+
+static void
+oom(void)
+{
+	static const char m[] = "out of memory\n";
+
+	(void)!write(2, m, sizeof(m) - 1);
+	_exit(1);
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		oom();
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+
+	if (p == NULL)
+		oom();
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (p == NULL)
+		oom();
+	return p;
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom();
+	p = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+long long
+pi_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+long long
+pi_mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+long long
+pi_mono_ms(void)
+{
+	return pi_mono_us() / 1000;
+}
+
+static void
+fill_random(unsigned char *p, size_t n)
+{
+	static unsigned long long x;
+	int fd;
+	ssize_t r = -1;
+
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) != -1) {
+		r = read(fd, p, n);
+		close(fd);
+	}
+	if (r == (ssize_t)n)
+		return;
+	/* No urandom (a bare chroot): ids must still differ. */
+	if (x == 0)
+		x = (unsigned long long)pi_mono_us() ^ ((unsigned long long)getpid() << 32);
+	while (n--) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		*p++ = (unsigned char)x;
+	}
+}
+
+void
+pi_uuid7(char out[37])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char b[16];
+	unsigned long long ms = (unsigned long long)pi_now_ms();
+	int i, j;
+
+	fill_random(b + 6, 10);
+	for (i = 0; i < 6; i++)
+		b[i] = (unsigned char)(ms >> (8 * (5 - i)));
+	b[6] = (b[6] & 0x0f) | 0x70;
+	b[8] = (b[8] & 0x3f) | 0x80;
+	for (i = 0, j = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[j++] = '-';
+		out[j++] = hex[b[i] >> 4];
+		out[j++] = hex[b[i] & 15];
+	}
+	out[j] = '\0';
+}
+
+int
+pi_parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,75 @@
+/*
+ * util: the things every program shares.  Exit codes (DESIGN.md section 7),
+ * input ceilings, struct pi_error, the xmalloc family and a monotonic clock.
+ *
+ * The library never exits or prints; it fills a caller's struct pi_error
+ * and returns -1 (or NULL).  The one exception is memory exhaustion: the
+ * x* functions print "out of memory" and exit 1, as signify's xmalloc does.
+ */
+#ifndef PI_UTIL_H
+#define PI_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#define PI_VERSION "0.1.0"
+
+/* Exit status, the same for every program. */
+enum {
+	PI_EXIT_OK = 0,
+	PI_EXIT_FAIL = 1,
+	PI_EXIT_USAGE = 2,
+	PI_EXIT_INPUT = 3,
+	PI_EXIT_CONFIG = 4,
+	PI_EXIT_REFUSED = 5,
+	PI_EXIT_TOOL = 6,
+	PI_EXIT_SANDBOX = 7,
+	PI_EXIT_MAXTURNS = 8,
+	PI_EXIT_BUDGET = 9,
+	PI_EXIT_TEMP = 75,
+	PI_EXIT_TIMEOUT = 124,
+	PI_EXIT_SIGINT = 130,
+	PI_EXIT_SIGTERM = 143,
+	PI_EXIT_PIPE = 141
+};
+
+/* Ceilings on anything fed from outside.  Going over is an error. */
+#define PI_MAX_LINE	(64u << 20)	/* one NDJSON line, one SSE line */
+#define PI_MAX_EVENT	(64u << 20)	/* one SSE event's data */
+#define PI_MAX_ERRBODY	(1u << 20)	/* an HTTP error body we keep */
+#define PI_MAX_TEXT	(256u << 20)	/* one content block of a reply */
+
+/*
+ * An error on its way up: a one-line message, the exit status it maps to,
+ * and a stable code for the "error" event (a static string).  A status of
+ * PI_EXIT_TEMP marks it temporary (worth retrying).
+ */
+struct pi_error {
+	char msg[512];
+	const char *code;
+	int status;
+};
+
+/* Fill e (may be NULL) and return -1, so callers can "return pi_err(...)". */
+int pi_err(struct pi_error *e, int status, const char *code,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int pi_is_temporary(const struct pi_error *e);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+long long pi_now_ms(void);	/* wall clock, Unix ms */
+long long pi_mono_ms(void);	/* monotonic, for timeouts */
+long long pi_mono_us(void);
+
+/* A UUIDv7 (time-ordered) as 36 characters plus NUL. */
+void pi_uuid7(char out[37]);
+
+/* Parse a decimal with bounds; 0 on success. */
+int pi_parse_long(const char *s, long min, long max, long *out);
+
+#endif
