@@ -59,7 +59,17 @@ check:
 		-fsanitize=address,undefined -fno-sanitize-recover=all \
 		-Werror' LDFLAGS='-fsanitize=address,undefined' test
 
-bench: all
+BENCH = tests/bench/runstat tests/bench/parse
+
+tests/bench/runstat: tests/bench/runstat.c
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ \
+		tests/bench/runstat.c
+
+tests/bench/parse: tests/bench/parse.c lib/libpi.a $(HDR)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ \
+		tests/bench/parse.c lib/libpi.a -lcurl -ljson-c
+
+bench: all $(BENCH)
 	scripts/bench
 
 lint:
@@ -82,7 +92,7 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man7/pi.7
 
 clean:
-	rm -f bin/pi-* cmd/*.o lib/*.o lib/libpi.a tests/unit/*.t
+	rm -f bin/pi-* cmd/*.o lib/*.o lib/libpi.a tests/unit/*.t $(BENCH)
 	rm -rf tests/out
 
 .PHONY: all test check bench lint install uninstall clean

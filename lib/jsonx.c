@@ -13,7 +13,7 @@
 struct json_object *
 jsonx_parse(const char *p, size_t n, struct pi_error *e)
 {
-	struct json_tokener *tok;
+	static struct json_tokener *tok;
 	struct json_object *o;
 	struct buf clean;
 	enum json_tokener_error jerr;
@@ -30,11 +30,16 @@ jsonx_parse(const char *p, size_t n, struct pi_error *e)
 		pi_err(e, PI_EXIT_INPUT, "bad_input", "JSON text too long");
 		return NULL;
 	}
-	if ((tok = json_tokener_new_ex(JSONX_DEPTH)) == NULL) {
+	/*
+	 * One tokener for the life of the process: a new one costs a
+	 * malloc and a memset of its whole stack per stream chunk.
+	 */
+	if (tok == NULL && (tok = json_tokener_new_ex(JSONX_DEPTH)) == NULL) {
 		buf_release(&clean);
 		pi_err(e, PI_EXIT_FAIL, "internal", "out of memory");
 		return NULL;
 	}
+	json_tokener_reset(tok);
 	o = json_tokener_parse_ex(tok, p, (int)n);
 	jerr = json_tokener_get_error(tok);
 	if (jerr == json_tokener_continue) {
@@ -60,7 +65,6 @@ jsonx_parse(const char *p, size_t n, struct pi_error *e)
 		pi_err(e, PI_EXIT_INPUT, "bad_input", "invalid JSON: %s",
 		    json_tokener_error_desc(jerr));
 	}
-	json_tokener_free(tok);
 	buf_release(&clean);
 	return o;
 }
