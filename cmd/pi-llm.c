@@ -149,7 +149,19 @@ list_providers(void)
 	return rc == 0 ? 0 : PI_EXIT_PIPE;
 }
 
-/* -m [provider/]model and --provider name -> a provider row and a model. */
+static void
+unknown_provider(const char *name)
+{
+	fprintf(stderr, "pi-llm: unknown provider '%s' (see --list-providers)\n",
+	    name);
+	exit(PI_EXIT_CONFIG);
+}
+
+/*
+ * -m [provider/]model and --provider name -> a provider row and a model.
+ * A model may hold slashes of its own (openrouter/meta-llama/llama-3):
+ * only a known provider name before the first one is taken off.
+ */
 static const struct provider *
 resolve(const char **model)
 {
@@ -168,23 +180,18 @@ resolve(const char **model)
 		else
 			p = NULL;
 	}
-	if (pflag != NULL && (p = provider_find(pflag)) == NULL) {
-		warnx_unknown:
-		fprintf(stderr, "pi-llm: unknown provider '%s' (see "
-		    "--list-providers)\n", pflag);
-		exit(PI_EXIT_CONFIG);
-	}
+	if (pflag != NULL && (p = provider_find(pflag)) == NULL)
+		unknown_provider(pflag);
+	if ((m == NULL || *m == '\0') && p != NULL &&
+	    strcmp(p->api, "faux") == 0)
+		m = "faux";
 	if (m == NULL || *m == '\0') {
-		if (p != NULL && strcmp(p->api, "faux") == 0)
-			m = "faux";
-		else {
-			fprintf(stderr, "pi-llm: no model: give -m "
-			    "[provider/]model or set PI_MODEL\n");
-			exit(PI_EXIT_USAGE);
-		}
+		fprintf(stderr, "pi-llm: no model: give -m [provider/]model "
+		    "or set PI_MODEL\n");
+		exit(PI_EXIT_USAGE);
 	}
 	if (p == NULL && (p = provider_find(provider_guess(m))) == NULL)
-		goto warnx_unknown;
+		unknown_provider(provider_guess(m));
 	*model = m;
 	return p;
 }

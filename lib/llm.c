@@ -239,6 +239,23 @@ announce(struct reply *r, int attempt, int max, long long delay,
 	return 0;
 }
 
+/*
+ * Whether a failed attempt may be tried again: on an error status the
+ * server's x-should-retry wins, then the error's own class.  Once an event of the
+ * attempt is out, the failure stands: the reader has seen half a reply.
+ */
+static int
+retryable(const struct pi_error *e, const struct http_result *res,
+    int wrote)
+{
+	if (wrote)
+		return 0;
+	if (res->outcome == HTTP_DONE && res->status > 299 &&
+	    res->should_retry != -1)
+		return res->should_retry;
+	return pi_is_temporary(e);
+}
+
 struct attempt {
 	const struct api *api;
 	void *stream;
@@ -258,8 +275,8 @@ on_data(void *arg, const char *p, size_t n)
 	    strncasecmp(a->res->content_type, "application/json", 16) == 0)
 		a->json_body = 1;
 	if (a->json_body) {
-		if (buf_add(&a->body, p, n) == -1)
-			return 0;
+		/* Past the ceiling it is cut; it is only read for words. */
+		buf_add(&a->body, p, n);
 		return 0;
 	}
 	if (a->api->stream_push(a->stream, p, n, &a->err) == -1) {
@@ -370,17 +387,11 @@ llm_stream(const struct api *api, const struct llm_call *c,
 			break;
 		}
 		*e = a.err;
-		/* Once an event of this attempt is out, the failure stands. */
-		if (!pi_is_temporary(e) || r->lines != lines ||
-		    attempt >= o->max_retries || res.should_retry == 0 ||
-		    (o->abort != NULL && *o->abort)) {
-			if (res.should_retry == 1 && r->lines == lines &&
-			    attempt < o->max_retries)
-				goto again;
+		if (!retryable(e, &res, r->lines != lines) ||
+		    attempt >= o->max_retries || (o->abort && *o->abort)) {
 			http_result_release(&res);
 			break;
 		}
-again:
 		delay = res.retry_after_ms;
 		if (delay < 0)
 			delay = body_retry_delay(res.errbody.data,

@@ -1,5 +1,6 @@
 /* provider_faux: see faux_run in provider.h. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +15,6 @@
 #include "utf8.h"
 #include "util.h"
 #include "banned.h"
-
-struct script {
-	struct json_object *line;
-	size_t count;		/* lines seen */
-	size_t want;		/* the 0-based line asked for */
-	struct pi_error *e;
-	const char *name;
-};
 
 /* Read lines up to the one wanted; the script may be a file or a pipe. */
 static struct json_object *
@@ -88,7 +81,7 @@ aborted(struct faux *f, struct pi_error *e)
 	int sig = (int)*f->abort;
 
 	return pi_err(e, 128 + sig, "aborted", "aborted by %s",
-	    sig == 2 ? "SIGINT" : sig == 15 ? "SIGTERM" : "signal");
+	    sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal");
 }
 
 static int

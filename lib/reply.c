@@ -418,9 +418,7 @@ usage_event_json(const struct usage *u, struct json_object *msgusage)
 		jsonx_set_int(o, "cacheWriteTokens", u->cache_write);
 	jsonx_set_int(o, "totalTokens", usage_total(u));
 	if ((cost = jsonx_get(msgusage, "cost")) != NULL)
-		jsonx_set(o, "cost", jsonx_num(cost, "total", 0) == 0 ?
-		    json_object_new_double(0) :
-		    jsonx_ref(jsonx_get(cost, "total")));
+		jsonx_set(o, "cost", jsonx_ref(jsonx_get(cost, "total")));
 	return o;
 }
 
