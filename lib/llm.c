@@ -256,6 +256,25 @@ retryable(const struct pi_error *e, const struct http_result *res,
 	return pi_is_temporary(e);
 }
 
+/*
+ * A key is never printed: a server's error may quote the key it was
+ * sent, and every message below may reach stderr or an event.
+ */
+static void
+redact(char *msg, const char *key)
+{
+	size_t k = key ? strlen(key) : 0;
+	char *p;
+
+	/* Shorter than that is no real key, and "[key]" must fit in it. */
+	if (k < 8)
+		return;
+	while ((p = strstr(msg, key)) != NULL) {
+		memcpy(p, "[key]", 5);
+		memmove(p + 5, p + k, strlen(p + k) + 1);
+	}
+}
+
 struct attempt {
 	const struct api *api;
 	void *stream;
@@ -387,6 +406,7 @@ llm_stream(const struct api *api, const struct llm_call *c,
 			break;
 		}
 		*e = a.err;
+		redact(e->msg, c->api_key);
 		if (!retryable(e, &res, r->lines != lines) ||
 		    attempt >= o->max_retries || (o->abort && *o->abort)) {
 			http_result_release(&res);
