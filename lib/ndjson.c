@@ -40,14 +40,15 @@ static int
 line(struct ndjson_reader *r, const char *p, size_t n, struct pi_error *e)
 {
 	struct json_object *o;
+	struct pi_error why;
 	int rc;
 
 	r->lineno++;
 	if (is_blank(p, n))
 		return 0;
-	if ((o = jsonx_parse(p, n, e)) == NULL)
+	if ((o = jsonx_parse(p, n, &why)) == NULL)
 		return pi_err(e, PI_EXIT_INPUT, "bad_input", "%s:%zu: %s",
-		    r->name, r->lineno, e->msg);
+		    r->name, r->lineno, why.msg);
 	if (!json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
 		return pi_err(e, PI_EXIT_INPUT, "bad_input",

@@ -53,6 +53,41 @@ utf8_valid(const char *s, size_t n)
 	return 1;
 }
 
+/*
+ * How many bytes one U+FFFD stands for at an invalid p: the maximal
+ * subpart of a well-formed sequence (Unicode's recommended practice, and
+ * what WHATWG decoders do), so a character cut short is one U+FFFD.
+ */
+static size_t
+invalid_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0], lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 1;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i < len && i < n; i++) {
+		if (p[i] < lo || p[i] > hi)
+			break;
+		lo = 0x80, hi = 0xbf;
+	}
+	return i;
+}
+
 int
 utf8_sanitize(struct buf *out, const char *s, size_t n)
 {
@@ -71,7 +106,8 @@ utf8_sanitize(struct buf *out, const char *s, size_t n)
 		if (buf_add(out, s + start, i - start) == -1 ||
 		    buf_add(out, "\xef\xbf\xbd", 3) == -1)
 			return -1;
-		start = ++i;
+		i += invalid_len(p + i, n - i);
+		start = i;
 	}
 	return buf_add(out, s + start, n - start);
 }

@@ -14,7 +14,10 @@ struct buf;
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
 size_t utf8_seqlen(const unsigned char *p, size_t n);
 int utf8_valid(const char *p, size_t n);
-/* Append p to out with invalid sequences replaced; -1 if out is full. */
+/*
+ * Append p to out with each maximal invalid subpart (a lone byte, or a
+ * sequence cut short) replaced by one U+FFFD; -1 if out is full.
+ */
 int utf8_sanitize(struct buf *out, const char *p, size_t n);
 /* Code points in p (an invalid byte counts as one). */
 size_t utf8_count(const char *p, size_t n);
