@@ -35,8 +35,8 @@ static const char *mflag, *pflag, *aflag, *uflag, *sflag, *fflag;
 static enum thinking tflag = THINK_OFF;
 static long idle_flag = 120, retries_flag = 3, max_tokens_flag;
 
-static void
-usage(void)
+static _Noreturn void
+usage_to(FILE *f, int status)
 {
 	fputs("usage: pi-llm [-hV] [-m [provider/]model] [-s text | @file] "
 	    "[-t level]\n"
@@ -45,8 +45,14 @@ usage(void)
 	    "              [--idle-timeout sec] [--list-providers] "
 	    "[--max-retries n]\n"
 	    "              [--max-tokens n] [--provider name] "
-	    "[prompt ...]\n", stderr);
-	exit(PI_EXIT_USAGE);
+	    "[prompt ...]\n", f);
+	exit(status);
+}
+
+static _Noreturn void
+usage(void)
+{
+	usage_to(stderr, PI_EXIT_USAGE);
 }
 
 static void
@@ -288,6 +294,7 @@ parse_flags(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "hm:s:t:V", longopts, NULL)) != -1)
 		switch (c) {
 		case 'A': aflag = optarg; break;
+		case 'h': usage_to(stdout, 0);
 		case 'F': fflag = optarg; break;
 		case 'I':
 			if (pi_parse_long(optarg, 1, 86400, &idle_flag) == -1)
