@@ -90,6 +90,48 @@ api_names(void)
 	return "openai-completions|anthropic-messages";
 }
 
+void *
+sse_stream_new(size_t size, struct reply *r, sse_event_fn *fn,
+    const char *terminal)
+{
+	struct sse_stream *s = xcalloc(1, size);
+
+	sse_init(&s->sse, fn, s);
+	s->r = r;
+	s->terminal = terminal;
+	return s;
+}
+
+int
+sse_stream_push(void *arg, const char *p, size_t n, struct pi_error *e)
+{
+	struct sse_stream *s = arg;
+
+	return sse_push(&s->sse, p, n, e);
+}
+
+int
+sse_stream_end(void *arg, struct pi_error *e)
+{
+	struct sse_stream *s = arg;
+
+	if (!s->done)
+		return pi_err(e, PI_EXIT_TEMP, "truncated_stream",
+		    "the stream ended before %s", s->terminal);
+	return 0;
+}
+
+void
+sse_stream_free(void *arg)
+{
+	struct sse_stream *s = arg;
+
+	if (s == NULL)
+		return;
+	sse_release(&s->sse);
+	free(s);
+}
+
 void
 llm_request_header(struct llm_request *q, const char *fmt, ...)
 {

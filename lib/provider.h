@@ -9,7 +9,10 @@
 #ifndef PI_PROVIDER_H
 #define PI_PROVIDER_H
 
+#include <signal.h>
 #include <stddef.h>
+
+#include "sse.h"
 
 struct json_object;
 struct pi_error;
@@ -81,6 +84,26 @@ struct api {
 };
 
 const struct api *api_find(const char *name);
+
+/*
+ * The stream half of an SSE-based API.  A provider's stream struct
+ * starts with a struct sse_stream; sse_stream_new allocates size bytes
+ * and sets the parser to call fn with the struct as its argument.  The
+ * provider sets done when its terminal event arrives; without it, EOF is
+ * a truncated stream ("the stream ended before TERMINAL").
+ */
+struct sse_stream {
+	struct sse_parser sse;
+	struct reply *r;
+	int done;
+	const char *terminal;
+};
+
+void *sse_stream_new(size_t size, struct reply *r, sse_event_fn *fn,
+    const char *terminal);
+int sse_stream_push(void *s, const char *p, size_t n, struct pi_error *e);
+int sse_stream_end(void *s, struct pi_error *e);
+void sse_stream_free(void *s);
 const char *api_names(void);
 
 extern const struct api api_openai_completions;
@@ -99,7 +122,6 @@ int thinking_parse(const char *s, enum thinking *t);
  * line k+1 (so an agent loop walks through it).  The reply goes through
  * the same reply calls as a real stream.  man/pi-llm.1 has the format.
  */
-#include <signal.h>
 struct context;
 int faux_run(const char *script, const struct context *ctx,
     volatile sig_atomic_t *abort, struct reply *r, struct pi_error *e);

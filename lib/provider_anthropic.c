@@ -269,10 +269,9 @@ request(const struct llm_call *c, struct llm_request *q, struct pi_error *e)
 }
 
 struct stream {
-	struct sse_parser sse;
+	struct sse_stream base;
 	struct reply *r;
 	struct usage usage;
-	int done;
 };
 
 /* Fields present overwrite: message_delta repeats running totals. */
@@ -387,7 +386,7 @@ dispatch(struct stream *s, struct json_object *o, struct pi_error *e)
 		return why ? stop(s, why, e) : 0;
 	}
 	if (strcmp(type, "message_stop") == 0) {
-		s->done = 1;
+		s->base.done = 1;
 		return reply_end(s->r, e);
 	}
 	return 0;
@@ -401,7 +400,7 @@ on_event(void *arg, const char *event, const char *data, size_t len,
 	struct json_object *o;
 	int rc;
 
-	if (s->done)
+	if (s->base.done)
 		return 0;
 	if ((o = jsonx_parse(data, len, e)) == NULL)
 		return pi_err(e, PI_EXIT_TEMP, "bad_response",
@@ -417,44 +416,14 @@ on_event(void *arg, const char *event, const char *data, size_t len,
 static void *
 stream_new(struct reply *r)
 {
-	struct stream *s = xcalloc(1, sizeof(*s));
+	struct stream *s = sse_stream_new(sizeof(*s), r, on_event,
+	    "message_stop");
 
-	sse_init(&s->sse, on_event, s);
 	s->r = r;
 	return s;
 }
 
-static int
-stream_push(void *arg, const char *p, size_t n, struct pi_error *e)
-{
-	struct stream *s = arg;
-
-	return sse_push(&s->sse, p, n, e);
-}
-
-static int
-stream_end(void *arg, struct pi_error *e)
-{
-	struct stream *s = arg;
-
-	if (!s->done)
-		return pi_err(e, PI_EXIT_TEMP, "truncated_stream",
-		    "the stream ended before message_stop");
-	return 0;
-}
-
-static void
-stream_free(void *arg)
-{
-	struct stream *s = arg;
-
-	if (s == NULL)
-		return;
-	sse_release(&s->sse);
-	free(s);
-}
-
 const struct api api_anthropic_messages = {
-	"anthropic-messages", 64, request, stream_new, stream_push,
-	stream_end, stream_free,
+	"anthropic-messages", 64, request, stream_new, sse_stream_push,
+	sse_stream_end, sse_stream_free,
 };

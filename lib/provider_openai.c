@@ -291,9 +291,8 @@ request(const struct llm_call *c, struct llm_request *q, struct pi_error *e)
 }
 
 struct stream {
-	struct sse_parser sse;
+	struct sse_stream base;
 	struct reply *r;
-	int done;
 	int content_filter;
 	int text_key, think_key;
 	int last_kind;		/* -1, BLOCK_TEXT or BLOCK_THINKING */
@@ -436,12 +435,12 @@ on_event(void *arg, const char *event, const char *data, size_t len,
 	int rc = 0;
 
 	(void)event;
-	if (s->done)
+	if (s->base.done)
 		return 0;
 	while (len > 0 && (*data == ' ' || *data == '\t'))
 		data++, len--;
 	if (len >= 6 && memcmp(data, "[DONE]", 6) == 0) {
-		s->done = 1;
+		s->base.done = 1;
 		if (s->content_filter)
 			return pi_err(e, PI_EXIT_REFUSED, "content_filter",
 			    "the provider's content filter stopped the reply");
@@ -479,9 +478,9 @@ on_event(void *arg, const char *event, const char *data, size_t len,
 static void *
 stream_new(struct reply *r)
 {
-	struct stream *s = xcalloc(1, sizeof(*s));
+	struct stream *s = sse_stream_new(sizeof(*s), r, on_event,
+	    "[DONE]");
 
-	sse_init(&s->sse, on_event, s);
 	s->r = r;
 	s->text_key = KEY_TEXT;
 	s->think_key = KEY_THINK;
@@ -490,37 +489,7 @@ stream_new(struct reply *r)
 	return s;
 }
 
-static int
-stream_push(void *arg, const char *p, size_t n, struct pi_error *e)
-{
-	struct stream *s = arg;
-
-	return sse_push(&s->sse, p, n, e);
-}
-
-static int
-stream_end(void *arg, struct pi_error *e)
-{
-	struct stream *s = arg;
-
-	if (!s->done)
-		return pi_err(e, PI_EXIT_TEMP, "truncated_stream",
-		    "the stream ended before [DONE]");
-	return 0;
-}
-
-static void
-stream_free(void *arg)
-{
-	struct stream *s = arg;
-
-	if (s == NULL)
-		return;
-	sse_release(&s->sse);
-	free(s);
-}
-
 const struct api api_openai_completions = {
-	"openai-completions", 40, request, stream_new, stream_push,
-	stream_end, stream_free,
+	"openai-completions", 40, request, stream_new, sse_stream_push,
+	sse_stream_end, sse_stream_free,
 };
