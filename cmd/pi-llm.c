@@ -155,12 +155,16 @@ list_providers(void)
 	return rc == 0 ? 0 : PI_EXIT_PIPE;
 }
 
-static void
+static int fail(const struct pi_error *e, const char *message_id);
+
+static _Noreturn void
 unknown_provider(const char *name)
 {
-	fprintf(stderr, "pi-llm: unknown provider '%s' (see --list-providers)\n",
-	    name);
-	exit(PI_EXIT_CONFIG);
+	struct pi_error e;
+
+	pi_err(&e, PI_EXIT_CONFIG, "unknown_provider", "unknown provider "
+	    "'%s' (see --list-providers)", name);
+	exit(fail(&e, NULL));
 }
 
 /*
@@ -198,6 +202,12 @@ resolve(const char **model)
 	}
 	if (p == NULL && (p = provider_find(provider_guess(m))) == NULL)
 		unknown_provider(provider_guess(m));
+	if (aflag != NULL && strcmp(aflag, "faux") != 0 &&
+	    api_find(aflag) == NULL) {
+		fprintf(stderr, "pi-llm: unknown API '%s' (known: %s)\n",
+		    aflag, api_names());
+		exit(PI_EXIT_USAGE);
+	}
 	*model = m;
 	return p;
 }
@@ -234,9 +244,7 @@ call(const struct provider *p, const char *model, struct context *ctx,
 			    "PI_FAUX_SCRIPT");
 		return faux_run(script, ctx, &got_signal, r, e);
 	}
-	if ((api = api_find(aflag ? aflag : p->api)) == NULL)
-		return pi_err(e, PI_EXIT_USAGE, "usage", "unknown API '%s' "
-		    "(known: %s)", aflag, api_names());
+	api = api_find(aflag ? aflag : p->api);
 	memset(&c, 0, sizeof(c));
 	c.provider = p->name;
 	c.api = api->name;
@@ -369,8 +377,11 @@ main(int argc, char **argv)
 
 	context_init(&ctx);
 	memset(&e, 0, sizeof(e));
-	if (!isatty(0) && context_read_fd(&ctx, 0, "stdin", &e) == -1) {
-		status = fail(&e, NULL);
+	if (!isatty(0) &&
+	    context_read_fd(&ctx, 0, "stdin", &got_signal, &e) == -1) {
+		/* Interrupted before any call: nothing to report in band. */
+		status = e.code && strcmp(e.code, "aborted") == 0 ? e.status :
+		    fail(&e, NULL);
 		goto out;
 	}
 	if (argc > 0) {

@@ -219,13 +219,14 @@ on_line(void *arg, struct json_object *o, size_t lineno, struct pi_error *e)
 
 int
 context_read_fd(struct context *c, int fd, const char *name,
-    struct pi_error *e)
+    volatile sig_atomic_t *stop, struct pi_error *e)
 {
 	struct ndjson_reader r;
 	struct reader_arg a = { c, name };
 	int rc;
 
 	ndjson_reader_init(&r, name, on_line, &a);
+	r.stop = stop;
 	rc = ndjson_read_fd(&r, fd, e);
 	ndjson_reader_release(&r);
 	return rc;
@@ -305,6 +306,15 @@ prepare_assistant(struct json_object *m, int same, size_t id_max,
 	char *nid;
 	size_t i, n;
 
+	if (jsonx_is(jsonx_get(out, "content"), json_type_string)) {
+		/* A hand-written history may say it in a string. */
+		t = json_object_new_object();
+		jsonx_set_str(t, "type", "text");
+		jsonx_set(t, "text", jsonx_ref(jsonx_get(out, "content")));
+		nc = json_object_new_array();
+		json_object_array_add(nc, t);
+		jsonx_set(out, "content", nc);
+	}
 	content = jsonx_arr(out, "content");
 	n = content ? json_object_array_length(content) : 0;
 	nc = json_object_new_array();

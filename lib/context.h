@@ -17,6 +17,7 @@
 #ifndef PI_CONTEXT_H
 #define PI_CONTEXT_H
 
+#include <signal.h>
 #include <stddef.h>
 
 struct json_object;
@@ -34,8 +35,9 @@ void context_release(struct context *c);
 /* One line of a context stream; lineno and name for messages. */
 int context_add_line(struct context *c, struct json_object *o,
     const char *name, size_t lineno, struct pi_error *e);
+/* stop: see struct ndjson_reader; may be NULL. */
 int context_read_fd(struct context *c, int fd, const char *name,
-    struct pi_error *e);
+    volatile sig_atomic_t *stop, struct pi_error *e);
 void context_add_user_text(struct context *c, const char *text);
 
 struct json_object *context_prepare(const struct context *c,

@@ -33,6 +33,7 @@ static const struct event_info events[] = {
 	{ "tool", "pi-tool", "name description inputSchema" },
 	{ "system", "pi-sess pi-loop", "text" },
 	{ "entry", "pi-sess", "id" },
+	{ "provider", "pi-llm", "name api baseUrl" },
 };
 
 const struct event_info *

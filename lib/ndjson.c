@@ -19,6 +19,7 @@ ndjson_reader_init(struct ndjson_reader *r, const char *name,
 	r->name = name;
 	r->fn = fn;
 	r->arg = arg;
+	r->stop = NULL;
 }
 
 void
@@ -120,6 +121,10 @@ ndjson_read_fd(struct ndjson_reader *r, int fd, struct pi_error *e)
 
 	for (;;) {
 		n = read(fd, b, sizeof(b));
+		if (n == -1 && errno == EINTR && r->stop != NULL && *r->stop)
+			return pi_err(e, 128 + (int)*r->stop, "aborted",
+			    "%s: interrupted by signal %d", r->name,
+			    (int)*r->stop);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1)

@@ -17,6 +17,7 @@
 #ifndef PI_NDJSON_H
 #define PI_NDJSON_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "buf.h"
@@ -34,6 +35,8 @@ struct ndjson_reader {
 	const char *name;	/* for messages: "stdin", a file name */
 	ndjson_line_fn *fn;
 	void *arg;
+	/* When set, a signal that cuts a read short ends it: 128 + *stop. */
+	volatile sig_atomic_t *stop;
 };
 
 void ndjson_reader_init(struct ndjson_reader *r, const char *name,

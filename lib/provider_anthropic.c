@@ -270,7 +270,6 @@ request(const struct llm_call *c, struct llm_request *q, struct pi_error *e)
 
 struct stream {
 	struct sse_stream base;
-	struct reply *r;
 	struct usage usage;
 };
 
@@ -292,19 +291,19 @@ usage(struct stream *s, struct json_object *u)
 	if ((v = jsonx_get(u, "cache_creation_input_tokens")) &&
 	    !jsonx_is(v, json_type_null))
 		s->usage.cache_write = json_object_get_int64(v);
-	reply_set_usage(s->r, &s->usage);
+	reply_set_usage(s->base.r, &s->usage);
 }
 
 static int
 stop(struct stream *s, const char *why, struct pi_error *e)
 {
 	if (strcmp(why, "tool_use") == 0)
-		reply_set_stop(s->r, STOP_TOOL_USE);
+		reply_set_stop(s->base.r, STOP_TOOL_USE);
 	else if (strcmp(why, "max_tokens") == 0 ||
 	    strcmp(why, "model_context_window_exceeded") == 0)
-		reply_set_stop(s->r, STOP_MAX_TOKENS);
+		reply_set_stop(s->base.r, STOP_MAX_TOKENS);
 	else if (strcmp(why, "stop_sequence") == 0)
-		reply_set_stop(s->r, STOP_STOP_SEQUENCE);
+		reply_set_stop(s->base.r, STOP_STOP_SEQUENCE);
 	else if (strcmp(why, "refusal") == 0)
 		return pi_err(e, PI_EXIT_REFUSED, "content_filter",
 		    "the model refused to answer (stop_reason refusal)");
@@ -320,16 +319,16 @@ block_start(struct stream *s, int idx, struct json_object *cb,
 	if (type == NULL)
 		return 0;
 	if (strcmp(type, "tool_use") == 0)
-		return reply_tool_begin(s->r, idx, jsonx_str(cb, "id"),
+		return reply_tool_begin(s->base.r, idx, jsonx_str(cb, "id"),
 		    jsonx_str(cb, "name"), e);
 	if (strcmp(type, "redacted_thinking") == 0)
-		return reply_redacted(s->r, idx, jsonx_str(cb, "data") ?
+		return reply_redacted(s->base.r, idx, jsonx_str(cb, "data") ?
 		    jsonx_str(cb, "data") : "", e);
 	if (strcmp(type, "text") == 0 && (t = jsonx_str(cb, "text")) != NULL)
-		return reply_text(s->r, idx, t, strlen(t), e);
+		return reply_text(s->base.r, idx, t, strlen(t), e);
 	if (strcmp(type, "thinking") == 0 &&
 	    (t = jsonx_str(cb, "thinking")) != NULL)
-		return reply_thinking(s->r, idx, t, strlen(t), e);
+		return reply_thinking(s->base.r, idx, t, strlen(t), e);
 	return 0;	/* server tools and the like: not ours to run */
 }
 
@@ -342,17 +341,17 @@ block_delta(struct stream *s, int idx, struct json_object *d,
 	if (type == NULL)
 		return 0;
 	if (strcmp(type, "text_delta") == 0 && (t = jsonx_str(d, "text")))
-		return reply_text(s->r, idx, t, strlen(t), e);
+		return reply_text(s->base.r, idx, t, strlen(t), e);
 	if (strcmp(type, "thinking_delta") == 0 &&
 	    (t = jsonx_str(d, "thinking")))
-		return reply_thinking(s->r, idx, t, strlen(t), e);
+		return reply_thinking(s->base.r, idx, t, strlen(t), e);
 	if (strcmp(type, "signature_delta") == 0 &&
 	    (t = jsonx_str(d, "signature")))
-		return reply_signature(s->r, idx, BLOCK_THINKING, t, strlen(t),
+		return reply_signature(s->base.r, idx, BLOCK_THINKING, t, strlen(t),
 		    e);
 	if (strcmp(type, "input_json_delta") == 0 &&
 	    (t = jsonx_str(d, "partial_json")))
-		return reply_tool_args(s->r, idx, t, strlen(t), e);
+		return reply_tool_args(s->base.r, idx, t, strlen(t), e);
 	return 0;
 }
 
@@ -372,14 +371,14 @@ dispatch(struct stream *s, struct json_object *o, struct pi_error *e)
 	}
 	if (strcmp(type, "message_start") == 0) {
 		usage(s, jsonx_obj(jsonx_obj(o, "message"), "usage"));
-		return reply_start(s->r, e);
+		return reply_start(s->base.r, e);
 	}
 	if (strcmp(type, "content_block_start") == 0)
 		return block_start(s, idx, jsonx_obj(o, "content_block"), e);
 	if (strcmp(type, "content_block_delta") == 0)
 		return block_delta(s, idx, jsonx_obj(o, "delta"), e);
 	if (strcmp(type, "content_block_stop") == 0)
-		return reply_block_end(s->r, idx, e);
+		return reply_block_end(s->base.r, idx, e);
 	if (strcmp(type, "message_delta") == 0) {
 		usage(s, jsonx_obj(o, "usage"));
 		why = jsonx_str(jsonx_obj(o, "delta"), "stop_reason");
@@ -387,7 +386,7 @@ dispatch(struct stream *s, struct json_object *o, struct pi_error *e)
 	}
 	if (strcmp(type, "message_stop") == 0) {
 		s->base.done = 1;
-		return reply_end(s->r, e);
+		return reply_end(s->base.r, e);
 	}
 	return 0;
 }
@@ -419,7 +418,6 @@ stream_new(struct reply *r)
 	struct stream *s = sse_stream_new(sizeof(*s), r, on_event,
 	    "message_stop");
 
-	s->r = r;
 	return s;
 }
 

@@ -176,7 +176,7 @@ stream_block(struct faux *f, int key, struct json_object *b,
 	while (n > 0) {
 		if (tick(f, e) == -1)
 			return -1;
-		k = f->chunk > 0 && (size_t)f->chunk < n ? (size_t)f->chunk : n;
+		k = f->chunk > 0 ? next_piece(s, n, f->chunk) : n;
 		if (reply_tool_args(f->r, key, s, k, e) == -1)
 			return -1;
 		s += k, n -= k;

@@ -292,7 +292,6 @@ request(const struct llm_call *c, struct llm_request *q, struct pi_error *e)
 
 struct stream {
 	struct sse_stream base;
-	struct reply *r;
 	int content_filter;
 	int text_key, think_key;
 	int last_kind;		/* -1, BLOCK_TEXT or BLOCK_THINKING */
@@ -314,7 +313,7 @@ usage(struct stream *s, struct json_object *u)
 	x.output = jsonx_int(u, "completion_tokens", 0);
 	x.reasoning = jsonx_int(jsonx_obj(u, "completion_tokens_details"),
 	    "reasoning_tokens", 0);
-	reply_set_usage(s->r, &x);
+	reply_set_usage(s->base.r, &x);
 }
 
 /* Text and thinking alternate in one sequence of blocks. */
@@ -326,22 +325,22 @@ prose(struct stream *s, int kind, const char *p, const char *field,
 
 	if (s->last_kind != kind) {
 		if (s->last_kind == BLOCK_TEXT)
-			reply_block_end(s->r, s->text_key, e);
+			reply_block_end(s->base.r, s->text_key, e);
 		if (s->last_kind == BLOCK_THINKING)
-			reply_block_end(s->r, s->think_key, e);
+			reply_block_end(s->base.r, s->think_key, e);
 		if (kind == BLOCK_TEXT)
 			s->text_key--;
 		else
 			s->think_key--;
 		s->last_kind = kind;
 		if (kind == BLOCK_THINKING &&
-		    reply_signature(s->r, s->think_key, BLOCK_THINKING, field,
+		    reply_signature(s->base.r, s->think_key, BLOCK_THINKING, field,
 		    strlen(field), e) == -1)
 			return -1;
 	}
 	key = kind == BLOCK_TEXT ? s->text_key : s->think_key;
-	return kind == BLOCK_TEXT ? reply_text(s->r, key, p, strlen(p), e) :
-	    reply_thinking(s->r, key, p, strlen(p), e);
+	return kind == BLOCK_TEXT ? reply_text(s->base.r, key, p, strlen(p), e) :
+	    reply_thinking(s->base.r, key, p, strlen(p), e);
 }
 
 static int
@@ -357,29 +356,29 @@ tool_delta(struct stream *s, struct json_object *tc, struct pi_error *e)
 	if (key < 0) {
 		/* No index: find the call by id, else it is the newest. */
 		key = s->last_tool;
-		for (i = 0; id && i < s->r->nblocks; i++)
-			if (s->r->blocks[i].kind == BLOCK_TOOL &&
-			    strcmp(s->r->blocks[i].id, id) == 0)
-				key = s->r->blocks[i].key;
-		if (key < 0 || (id && *id && reply_find(s->r, key) &&
-		    strcmp(reply_find(s->r, key)->id, id) != 0))
+		for (i = 0; id && i < s->base.r->nblocks; i++)
+			if (s->base.r->blocks[i].kind == BLOCK_TOOL &&
+			    strcmp(s->base.r->blocks[i].id, id) == 0)
+				key = s->base.r->blocks[i].key;
+		if (key < 0 || (id && *id && reply_find(s->base.r, key) &&
+		    strcmp(reply_find(s->base.r, key)->id, id) != 0))
 			key = s->last_tool + 1;
 	}
-	b = reply_find(s->r, key);
+	b = reply_find(s->base.r, key);
 	if (b != NULL && b->open && id && *id && strcmp(b->id, id) != 0) {
 		/* A server that reuses an index for a new call. */
-		if (reply_block_end(s->r, key, e) == -1)
+		if (reply_block_end(s->base.r, key, e) == -1)
 			return -1;
 		b = NULL;
 	}
 	if (b == NULL || !b->open) {
-		if (reply_tool_begin(s->r, key, id, name, e) == -1)
+		if (reply_tool_begin(s->base.r, key, id, name, e) == -1)
 			return -1;
 		if (key > s->last_tool)
 			s->last_tool = key;
 	}
 	if (args != NULL && *args)
-		return reply_tool_args(s->r, key, args, strlen(args), e);
+		return reply_tool_args(s->base.r, key, args, strlen(args), e);
 	return 0;
 }
 
@@ -422,7 +421,7 @@ choice(struct stream *s, struct json_object *ch, struct pi_error *e)
 				return -1;
 	}
 	if ((why = jsonx_str(ch, "finish_reason")) != NULL)
-		reply_set_stop(s->r, finish(why, &s->content_filter));
+		reply_set_stop(s->base.r, finish(why, &s->content_filter));
 	return 0;
 }
 
@@ -444,7 +443,7 @@ on_event(void *arg, const char *event, const char *data, size_t len,
 		if (s->content_filter)
 			return pi_err(e, PI_EXIT_REFUSED, "content_filter",
 			    "the provider's content filter stopped the reply");
-		return reply_end(s->r, e);
+		return reply_end(s->base.r, e);
 	}
 	if ((o = jsonx_parse(data, len, e)) == NULL)
 		return pi_err(e, PI_EXIT_TEMP, "bad_response",
@@ -458,7 +457,7 @@ on_event(void *arg, const char *event, const char *data, size_t len,
 		json_object_put(o);
 		return rc;
 	}
-	if (reply_start(s->r, e) == -1) {
+	if (reply_start(s->base.r, e) == -1) {
 		json_object_put(o);
 		return -1;
 	}
@@ -481,7 +480,6 @@ stream_new(struct reply *r)
 	struct stream *s = sse_stream_new(sizeof(*s), r, on_event,
 	    "[DONE]");
 
-	s->r = r;
 	s->text_key = KEY_TEXT;
 	s->think_key = KEY_THINK;
 	s->last_kind = -1;

@@ -15,13 +15,16 @@
 int
 pi_err(struct pi_error *e, int status, const char *code, const char *fmt, ...)
 {
+	char msg[sizeof(e->msg)];
 	va_list ap;
 
 	if (e == NULL)
 		return -1;
+	/* Through a copy: a new message may quote e->msg, the old one. */
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	memcpy(e->msg, msg, sizeof(msg));
 	e->status = status;
 	e->code = code;
 	return -1;

@@ -50,7 +50,10 @@ struct pi_error {
 	int status;
 };
 
-/* Fill e (may be NULL) and return -1, so callers can "return pi_err(...)". */
+/*
+ * Fill e (may be NULL) and return -1, so callers can "return pi_err(...)".
+ * The arguments may include e->msg: the message is built in a copy.
+ */
 int pi_err(struct pi_error *e, int status, const char *code,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int pi_is_temporary(const struct pi_error *e);
