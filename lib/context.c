@@ -1,6 +1,7 @@
 /* context: see context.h. */
 #include "context.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,17 +272,33 @@ content_text(struct json_object *content, const char *sep)
 char *
 tool_id_normalise(const char *id, size_t max)
 {
-	size_t i, n = strlen(id);
+	size_t i, n = strlen(id), keep;
+	unsigned long h = 2166136261u;
+	int changed = n > max;
 	char *s;
 
-	if (n > max)
-		n = max;
-	s = xstrndup(id, n);
+	s = xmalloc((n > max ? n : max) + 10);
+	memcpy(s, id, n + 1);
 	for (i = 0; i < n; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' &&
 		    s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
-		    s[i] == '_' || s[i] == '-'))
+		    s[i] == '_' || s[i] == '-')) {
 			s[i] = '_';
+			changed = 1;
+		}
+	if (!changed)
+		return s;
+	/*
+	 * Cutting or replacing can make two ids one, and then a result
+	 * answers the wrong call; a hash of the whole original keeps them
+	 * apart, the same each time the history is sent.
+	 */
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)id[i]) * 16777619u;
+	keep = max > 9 ? max - 9 : 0;
+	if (keep > n)
+		keep = n;
+	snprintf(s + keep, 10, "_%08lx", h & 0xffffffffu);
 	return s;
 }
 

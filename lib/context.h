@@ -45,7 +45,11 @@ struct json_object *context_prepare(const struct context *c,
 
 /* The text blocks of a content (a string or blocks), joined by sep. */
 char *content_text(struct json_object *content, const char *sep);
-/* Normalise a tool-call id: [A-Za-z0-9_-] only, at most max bytes. */
+/*
+ * Normalise a tool-call id: [A-Za-z0-9_-] only, at most max bytes.  An id
+ * that had to change ends in "_" and a hash of the original, so two ids
+ * never become one.  The result is the caller's to free.
+ */
 char *tool_id_normalise(const char *id, size_t max);
 
 #endif
