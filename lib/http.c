@@ -237,6 +237,8 @@ http_post(const struct http_request *req, struct http_result *res)
 	}
 	if (rc != CURLE_OK) {
 		network(res, rc);
+		if (rc == CURLE_PARTIAL_FILE)
+			res->outcome = HTTP_TRUNCATED;
 		goto out;
 	}
 	if (!x.status_known)

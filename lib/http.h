@@ -23,7 +23,8 @@
 
 enum http_outcome {
 	HTTP_DONE,
-	HTTP_NETWORK,	/* connect, reset, truncated: temporary */
+	HTTP_NETWORK,	/* connect, reset: temporary */
+	HTTP_TRUNCATED,	/* the body was cut off mid-way */
 	HTTP_IDLE,	/* no byte for idle_ms */
 	HTTP_ABORTED,	/* *abort was set */
 	HTTP_STOPPED	/* on_data returned -1 */

@@ -367,6 +367,10 @@ exchange(struct attempt *a, const struct llm_request *q, const char *body,
 		    "no data from the provider for %ld s", o->idle_ms / 1000);
 	case HTTP_STOPPED:
 		return -1;	/* a->err was filled by the parser */
+	case HTTP_TRUNCATED:
+		return pi_err(&a->err, PI_EXIT_TEMP, "truncated_stream",
+		    "the connection closed in the middle of the stream (%s)",
+		    res->detail);
 	default:
 		return pi_err(&a->err, PI_EXIT_TEMP, "network", "%s: %s",
 		    q->url, res->detail);

@@ -245,18 +245,6 @@ tools(struct json_object *defs)
 }
 
 static int
-history_has_tools(struct json_object *msgs)
-{
-	size_t i, n = json_object_array_length(msgs);
-
-	for (i = 0; i < n; i++)
-		if (strcmp(jsonx_str(json_object_array_get_idx(msgs, i),
-		    "role"), "toolResult") == 0)
-			return 1;
-	return 0;
-}
-
-static int
 request(const struct llm_call *c, struct llm_request *q, struct pi_error *e)
 {
 	static const char *const effort[] = { NULL, "low", "medium", "high" };
@@ -276,11 +264,9 @@ request(const struct llm_call *c, struct llm_request *q, struct pi_error *e)
 		jsonx_set_bool(so, "include_usage", 1);
 		jsonx_set(b, "stream_options", so);
 	}
+	/* Never an empty list: OpenAI refuses "tools":[]. */
 	if (json_object_array_length(c->tools) > 0)
 		jsonx_set(b, "tools", tools(c->tools));
-	else if (history_has_tools(c->messages))
-		/* Some servers refuse tool history without a tools list. */
-		jsonx_set(b, "tools", json_object_new_array());
 	if (c->max_tokens > 0)
 		jsonx_set_int(b, c->compat.max_tokens_field ? "max_tokens" :
 		    "max_completion_tokens", c->max_tokens);
