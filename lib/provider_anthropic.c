@@ -228,9 +228,57 @@ tools(struct json_object *defs)
 }
 
 static int
+starts_with_thinking(struct json_object *m)
+{
+	const char *t = jsonx_str(json_object_array_get_idx(
+	    jsonx_arr(m, "content"), 0), "type");
+
+	return t != NULL && (strcmp(t, "thinking") == 0 ||
+	    strcmp(t, "redacted_thinking") == 0);
+}
+
+static int
+is_prompt(struct json_object *m)
+{
+	struct json_object *content = jsonx_arr(m, "content");
+	size_t i, n = json_object_array_length(content);
+
+	for (i = 0; i < n; i++)
+		if (strcmp(jsonx_str(json_object_array_get_idx(content, i),
+		    "type"), "tool_result") != 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * With thinking on, the API wants every assistant message of the tool
+ * loop under way (since the last prompt) to open with its thinking
+ * block.  A history from another model, or from a call without -t, has
+ * none to give, and the request would be refused: then thinking stays
+ * off for this call.
+ */
+static int
+thinking_possible(struct json_object *msgs)
+{
+	struct json_object *m;
+	size_t i = json_object_array_length(msgs);
+	const char *role;
+
+	while (i-- > 0) {
+		m = json_object_array_get_idx(msgs, i);
+		role = jsonx_str(m, "role");
+		if (strcmp(role, "user") == 0 && is_prompt(m))
+			return 1;
+		if (strcmp(role, "assistant") == 0 && !starts_with_thinking(m))
+			return 0;
+	}
+	return 1;
+}
+
+static int
 request(const struct llm_call *c, struct llm_request *q, struct pi_error *e)
 {
-	struct json_object *b = json_object_new_object(), *sys, *th;
+	struct json_object *b = json_object_new_object(), *sys, *th, *msgs;
 	long budget = thinking_budget(c->thinking), max = c->max_tokens;
 
 	(void)e;
@@ -254,10 +302,11 @@ request(const struct llm_call *c, struct llm_request *q, struct pi_error *e)
 		json_object_array_add(sys, text_block(c->system));
 		jsonx_set(b, "system", sys);
 	}
-	jsonx_set(b, "messages", messages(c));
+	msgs = messages(c);
+	jsonx_set(b, "messages", msgs);
 	if (json_object_array_length(c->tools) > 0)
 		jsonx_set(b, "tools", tools(c->tools));
-	if (budget > 0) {
+	if (budget > 0 && thinking_possible(msgs)) {
 		th = json_object_new_object();
 		jsonx_set_str(th, "type", "enabled");
 		jsonx_set_int(th, "budget_tokens", budget);
