@@ -59,7 +59,7 @@ check:
 		-fsanitize=address,undefined -fno-sanitize-recover=all \
 		-Werror' LDFLAGS='-fsanitize=address,undefined' test
 
-BENCH = tests/bench/runstat tests/bench/parse
+BENCH = tests/bench/runstat tests/bench/parse tests/bench/linked
 
 tests/bench/runstat: tests/bench/runstat.c
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ \
@@ -68,6 +68,10 @@ tests/bench/runstat: tests/bench/runstat.c
 tests/bench/parse: tests/bench/parse.c lib/libpi.a $(HDR)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ \
 		tests/bench/parse.c lib/libpi.a -lcurl -ljson-c
+
+tests/bench/linked: tests/bench/linked.c
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/bench/linked.c \
+		-Wl,--no-as-needed -lcurl -ljson-c
 
 bench: all $(BENCH)
 	scripts/bench
