@@ -13,11 +13,12 @@ PREFIX = /usr/local
 BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man
 
-LIBOBJ = lib/buf.o lib/context.o lib/event.o lib/http.o lib/jsonx.o \
+LIBOBJ = lib/buf.o lib/catalog.o lib/context.o lib/event.o lib/http.o lib/jsonx.o \
 	lib/llm.o lib/ndjson.o lib/provider.o lib/provider_anthropic.o \
-	lib/provider_faux.o lib/provider_openai.o lib/reply.o lib/sse.o \
-	lib/utf8.o lib/util.o
-HDR = lib/buf.h lib/context.h lib/event.h lib/http.h lib/jsonx.h lib/llm.h \
+	lib/provider_faux.o lib/provider_google.o lib/provider_openai.o \
+	lib/provider_responses.o lib/reply.o lib/sse.o \
+	lib/utf8.o lib/util.o lib/models_data.o
+HDR = lib/buf.h lib/catalog.h lib/context.h lib/event.h lib/http.h lib/jsonx.h lib/llm.h \
 	lib/ndjson.h lib/provider.h lib/reply.h lib/sse.h lib/utf8.h \
 	lib/util.h lib/banned.h
 PROGS = bin/pi-llm
@@ -33,6 +34,15 @@ all: $(PROGS)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) -c $< -o $@
 
 $(LIBOBJ): $(HDR)
+
+# The model table is data (share/models.ndjson), built in as a string.
+lib/models_data.c: share/models.ndjson
+	{ echo '/* Made by make from share/models.ndjson: edit that. */'; \
+	  echo '#include <stddef.h>'; \
+	  echo 'extern const char *const catalog_lines[];'; \
+	  echo 'const char *const catalog_lines[] = {'; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/",/' \
+		share/models.ndjson; echo 'NULL };'; } >$@
 
 lib/libpi.a: $(LIBOBJ)
 	rm -f $@
@@ -96,7 +106,7 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man7/pi.7
 
 clean:
-	rm -f bin/pi-* cmd/*.o lib/*.o lib/libpi.a tests/unit/*.t $(BENCH)
+	rm -f bin/pi-* cmd/*.o lib/*.o lib/libpi.a lib/models_data.c tests/unit/*.t $(BENCH)
 	rm -rf tests/out
 
 .PHONY: all test check bench lint install uninstall clean

@@ -19,6 +19,7 @@
 #include <curl/curl.h>
 
 #include "buf.h"
+#include "catalog.h"
 #include "context.h"
 #include "event.h"
 #include "jsonx.h"
@@ -34,6 +35,8 @@ static volatile sig_atomic_t got_signal;
 static const char *mflag, *pflag, *aflag, *uflag, *sflag, *fflag;
 static enum thinking tflag = THINK_OFF;
 static long idle_flag = 120, retries_flag = 3, max_tokens_flag;
+static int list_models_flag;
+static struct catalog catalog;
 
 static _Noreturn void
 usage_to(FILE *f, int status)
@@ -42,10 +45,11 @@ usage_to(FILE *f, int status)
 	    "[-t level]\n"
 	    "              [--api api] [--base-url url] "
 	    "[--faux-script file]\n"
-	    "              [--idle-timeout sec] [--list-providers] "
-	    "[--max-retries n]\n"
-	    "              [--max-tokens n] [--provider name] "
-	    "[prompt ...]\n", f);
+	    "              [--idle-timeout sec] [--max-retries n] "
+	    "[--max-tokens n]\n"
+	    "              [--provider name] [prompt ...]\n"
+	    "       pi-llm --list-models [pattern]\n"
+	    "       pi-llm --list-providers\n", f);
 	exit(status);
 }
 
@@ -133,6 +137,13 @@ read_file(const char *path, struct pi_error *e)
 	return buf_detach(&b, NULL);
 }
 
+static _Noreturn void
+errx_status(const struct pi_error *e)
+{
+	fprintf(stderr, "pi-llm: %s\n", e->msg);
+	exit(e->status);
+}
+
 static int
 list_providers(void)
 {
@@ -149,6 +160,31 @@ list_providers(void)
 		jsonx_set_str(o, "baseUrl", p[i].base_url);
 		if (p[i].key_env != NULL)
 			jsonx_set_str(o, "keyEnv", p[i].key_env);
+		rc = ndjson_write(1, o);
+		json_object_put(o);
+	}
+	return rc == 0 ? 0 : PI_EXIT_PIPE;
+}
+
+static int
+list_models(const char *pattern)
+{
+	const struct provider *p;
+	struct json_object *m, *o;
+	size_t i, n = json_object_array_length(catalog.models);
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i++) {
+		m = json_object_array_get_idx(catalog.models, i);
+		if (!catalog_matches(m, pattern))
+			continue;
+		o = event_new("model");
+		json_object_object_foreach(m, key, val)
+			jsonx_set(o, key, jsonx_ref(val));
+		/* The API the model is called through, from its provider. */
+		if (jsonx_get(m, "api") == NULL &&
+		    (p = provider_find(jsonx_str(m, "provider"))) != NULL)
+			jsonx_set_str(o, "api", p->api);
 		rc = ndjson_write(1, o);
 		json_object_put(o);
 	}
@@ -231,6 +267,7 @@ call(const struct provider *p, const char *model, struct context *ctx,
 	struct llm_call c;
 	struct llm_opts o;
 	const struct api *api;
+	struct json_object *info;
 	char *base;
 	size_t n;
 	int rc;
@@ -269,6 +306,8 @@ call(const struct provider *p, const char *model, struct context *ctx,
 	c.tools = ctx->tools;
 	c.thinking = tflag;
 	c.max_tokens = max_tokens_flag;
+	if ((info = catalog_find(&catalog, p->name, model)) != NULL)
+		c.model_max_tokens = (long)jsonx_int(info, "maxTokens", 0);
 	memset(&o, 0, sizeof(o));
 	o.max_retries = (int)retries_flag;
 	o.idle_ms = idle_flag * 1000;
@@ -290,6 +329,7 @@ parse_flags(int argc, char **argv)
 		{ "faux-script", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "idle-timeout", required_argument, NULL, 'I' },
+		{ "list-models", no_argument, NULL, 'M' },
 		{ "list-providers", no_argument, NULL, 'L' },
 		{ "max-retries", required_argument, NULL, 'R' },
 		{ "max-tokens", required_argument, NULL, 'T' },
@@ -310,6 +350,7 @@ parse_flags(int argc, char **argv)
 			break;
 		case 'L': exit(list_providers());
 		case 'm': mflag = optarg; break;
+		case 'M': list_models_flag = 1; break;
 		case 'P': pflag = optarg; break;
 		case 'R':
 			if (pi_parse_long(optarg, 0, 100, &retries_flag) == -1)
@@ -353,6 +394,7 @@ int
 main(int argc, char **argv)
 {
 	const struct provider *p;
+	struct json_object *info;
 	const char *model;
 	struct context ctx;
 	struct pi_error e;
@@ -365,6 +407,15 @@ main(int argc, char **argv)
 	parse_flags(argc, argv);
 	argc -= optind;
 	argv += optind;
+	if (catalog_init(&catalog, &e) == -1)
+		errx_status(&e);
+	if (list_models_flag) {
+		if (argc > 1)
+			usage();
+		status = list_models(argc ? argv[0] : NULL);
+		catalog_release(&catalog);
+		return status;
+	}
 	p = resolve(&model);
 
 	memset(&sa, 0, sizeof(sa));
@@ -408,6 +459,8 @@ main(int argc, char **argv)
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	reply_init(&r, p->name, aflag ? aflag : p->api, model, emit, NULL);
+	if ((info = catalog_find(&catalog, p->name, model)) != NULL)
+		catalog_price(info, &r.price);
 	/* Until the provider counts, four bytes of context make a token. */
 	r.input_estimate = (int64_t)(strlen(jsonx_string(ctx.messages, NULL)) +
 	    (ctx.system ? strlen(ctx.system) : 0)) / 4;
@@ -433,5 +486,6 @@ main(int argc, char **argv)
 	curl_global_cleanup();
 out:
 	context_release(&ctx);
+	catalog_release(&catalog);
 	return status;
 }

@@ -34,6 +34,7 @@ static const struct event_info events[] = {
 	{ "system", "pi-sess pi-loop", "text" },
 	{ "entry", "pi-sess", "id" },
 	{ "provider", "pi-llm", "name api baseUrl" },
+	{ "model", "pi-llm", "provider id contextWindow maxTokens cost" },
 };
 
 const struct event_info *

@@ -39,12 +39,17 @@ static const struct provider providers[] = {
 	    NULL, { 1, 0, 1, 0 } },
 	{ "lmstudio", "openai-completions", "http://localhost:1234/v1",
 	    NULL, { 1, 0, 1, 0 } },
+	{ "google", "google-generative-ai",
+	    "https://generativelanguage.googleapis.com/v1beta",
+	    "GEMINI_API_KEY", { 0 } },
 	{ "faux", "faux", "", NULL, { 0 } },
 };
 
 static const struct api *const apis[] = {
 	&api_openai_completions,
 	&api_anthropic_messages,
+	&api_google_generative_ai,
+	&api_openai_responses,
 };
 
 const struct provider *
@@ -70,6 +75,8 @@ provider_guess(const char *model)
 {
 	if (strncmp(model, "claude", 6) == 0)
 		return "anthropic";
+	if (strncmp(model, "gemini", 6) == 0)
+		return "google";
 	return "openai";
 }
 
@@ -87,7 +94,8 @@ api_find(const char *name)
 const char *
 api_names(void)
 {
-	return "openai-completions|anthropic-messages";
+	return "openai-completions|openai-responses|anthropic-messages|"
+	    "google-generative-ai";
 }
 
 void *

@@ -54,6 +54,7 @@ struct llm_call {
 	struct json_object *tools;	/* [{name, description, inputSchema}] */
 	enum thinking thinking;	/* THINK_OFF: not asked */
 	long max_tokens;	/* 0: the API's default */
+	long model_max_tokens;	/* the model's output limit; 0: unknown */
 };
 
 #define LLM_MAX_HEADERS 24
@@ -108,6 +109,8 @@ const char *api_names(void);
 
 extern const struct api api_openai_completions;
 extern const struct api api_anthropic_messages;
+extern const struct api api_google_generative_ai;
+extern const struct api api_openai_responses;
 
 /* Thinking budgets in tokens (DESIGN.md section 3). */
 long thinking_budget(enum thinking t);

@@ -290,6 +290,10 @@ request(const struct llm_call *c, struct llm_request *q, struct pi_error *e)
 		llm_request_header(q, "x-api-key: %s", c->api_key);
 	if (max <= 0)
 		max = DEFAULT_MAX_TOKENS + budget;
+	/* A default past the model's own limit would be refused. */
+	if (c->max_tokens <= 0 && c->model_max_tokens > 0 &&
+	    max > c->model_max_tokens)
+		max = c->model_max_tokens;
 	/* The budget must stay under max_tokens, and be 1024 or more. */
 	if (budget >= max)
 		budget = max - 1024;
