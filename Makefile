@@ -13,19 +13,19 @@ PREFIX = /usr/local
 BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man
 
-LIBOBJ = lib/buf.o lib/catalog.o lib/context.o lib/event.o lib/http.o lib/jsonx.o \
-	lib/llm.o lib/ndjson.o lib/provider.o lib/provider_anthropic.o \
-	lib/provider_faux.o lib/provider_google.o lib/provider_openai.o \
-	lib/provider_responses.o lib/reply.o lib/sse.o \
-	lib/utf8.o lib/util.o lib/models_data.o
-HDR = lib/buf.h lib/catalog.h lib/context.h lib/event.h lib/http.h lib/jsonx.h lib/llm.h \
-	lib/ndjson.h lib/provider.h lib/reply.h lib/sse.h lib/utf8.h \
-	lib/util.h lib/banned.h
+LIBOBJ = lib/buf.o lib/catalog.o lib/config.o lib/context.o lib/event.o \
+	lib/http.o lib/jsonx.o lib/llm.o lib/ndjson.o lib/provider.o \
+	lib/provider_anthropic.o lib/provider_faux.o lib/provider_google.o \
+	lib/provider_openai.o lib/provider_responses.o lib/reply.o \
+	lib/sse.o lib/utf8.o lib/util.o lib/models_data.o
+HDR = lib/buf.h lib/catalog.h lib/config.h lib/context.h lib/event.h \
+	lib/http.h lib/jsonx.h lib/llm.h lib/ndjson.h lib/provider.h \
+	lib/reply.h lib/sse.h lib/utf8.h lib/util.h lib/banned.h
 PROGS = bin/pi-llm
 UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \
 	tests/unit/utf8.t tests/unit/reply.t
 MAN1 = man/pi-llm.1
-MAN5 = man/pi-events.5
+MAN5 = man/pi-events.5 man/pi-models.5
 MAN7 = man/pi.7
 
 all: $(PROGS)
@@ -103,6 +103,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pi-llm
 	rm -f $(DESTDIR)$(MANDIR)/man1/pi-llm.1
 	rm -f $(DESTDIR)$(MANDIR)/man5/pi-events.5
+	rm -f $(DESTDIR)$(MANDIR)/man5/pi-models.5
 	rm -f $(DESTDIR)$(MANDIR)/man7/pi.7
 
 clean:

@@ -20,6 +20,7 @@
 
 #include "buf.h"
 #include "catalog.h"
+#include "config.h"
 #include "context.h"
 #include "event.h"
 #include "jsonx.h"
@@ -37,6 +38,7 @@ static enum thinking tflag = THINK_OFF;
 static long idle_flag = 120, retries_flag = 3, max_tokens_flag;
 static int list_models_flag;
 static struct catalog catalog;
+static struct config cfg;
 
 static _Noreturn void
 usage_to(FILE *f, int status)
@@ -183,7 +185,7 @@ list_models(const char *pattern)
 			jsonx_set(o, key, jsonx_ref(val));
 		/* The API the model is called through, from its provider. */
 		if (jsonx_get(m, "api") == NULL &&
-		    (p = provider_find(jsonx_str(m, "provider"))) != NULL)
+		    (p = config_provider(&cfg, jsonx_str(m, "provider"))) != NULL)
 			jsonx_set_str(o, "api", p->api);
 		rc = ndjson_write(1, o);
 		json_object_put(o);
@@ -220,13 +222,13 @@ resolve(const char **model)
 	    (k = (size_t)(slash - m)) < sizeof(name)) {
 		memcpy(name, m, k);
 		name[k] = '\0';
-		if ((p = provider_find(name)) != NULL &&
+		if ((p = config_provider(&cfg, name)) != NULL &&
 		    (pflag == NULL || strcmp(pflag, name) == 0))
 			m = slash + 1;
 		else
 			p = NULL;
 	}
-	if (pflag != NULL && (p = provider_find(pflag)) == NULL)
+	if (pflag != NULL && (p = config_provider(&cfg, pflag)) == NULL)
 		unknown_provider(pflag);
 	if ((m == NULL || *m == '\0') && p != NULL &&
 	    strcmp(p->api, "faux") == 0)
@@ -236,7 +238,7 @@ resolve(const char **model)
 		    "or set PI_MODEL\n");
 		exit(PI_EXIT_USAGE);
 	}
-	if (p == NULL && (p = provider_find(provider_guess(m))) == NULL)
+	if (p == NULL && (p = config_provider(&cfg, provider_guess(m))) == NULL)
 		unknown_provider(provider_guess(m));
 	if (aflag != NULL && strcmp(aflag, "faux") != 0 &&
 	    api_find(aflag) == NULL) {
@@ -248,16 +250,17 @@ resolve(const char **model)
 	return p;
 }
 
+/* --api, else the model's own (models.json), else its provider's. */
 static const char *
-api_key(const struct provider *p)
+api_of(const struct provider *p, const char *model)
 {
-	const char *k = getenv("PI_API_KEY");
+	struct json_object *info = catalog_find(&catalog, p->name, model);
 
-	if (k != NULL && *k)
-		return k;
-	if (p->key_env != NULL && (k = getenv(p->key_env)) != NULL && *k)
-		return k;
-	return NULL;
+	if (aflag != NULL)
+		return aflag;
+	if (info != NULL && jsonx_str(info, "api") != NULL)
+		return jsonx_str(info, "api");
+	return p->api;
 }
 
 static int
@@ -268,11 +271,11 @@ call(const struct provider *p, const char *model, struct context *ctx,
 	struct llm_opts o;
 	const struct api *api;
 	struct json_object *info;
-	char *base;
+	char *base, *key = NULL;
 	size_t n;
-	int rc;
+	int rc = -1;
 
-	if (strcmp(aflag ? aflag : p->api, "faux") == 0) {
+	if (strcmp(api_of(p, model), "faux") == 0) {
 		const char *script = fflag ? fflag : getenv("PI_FAUX_SCRIPT");
 
 		if (script == NULL)
@@ -281,24 +284,28 @@ call(const struct provider *p, const char *model, struct context *ctx,
 			    "PI_FAUX_SCRIPT");
 		return faux_run(script, ctx, &got_signal, r, e);
 	}
-	api = api_find(aflag ? aflag : p->api);
+	api = api_find(api_of(p, model));
 	memset(&c, 0, sizeof(c));
-	c.provider = p->name;
-	c.api = api->name;
 	base = xstrdup(uflag ? uflag : p->base_url);
 	n = strlen(base);
 	while (n > 0 && base[n - 1] == '/')
 		base[--n] = '\0';
+	if (config_key(&cfg, p, &key, e) == -1)
+		goto out;
+	/* A server of one's own (--base-url) may want no key at all. */
+	if (key == NULL && p->key_env != NULL && uflag == NULL) {
+		pi_err(e, PI_EXIT_CONFIG, "no_api_key", "no API key for "
+		    "provider '%s': set %s or PI_API_KEY, or put one in %s",
+		    p->name, p->key_env, cfg.auth_path);
+		goto out;
+	}
+	if (config_headers(&cfg, p, model, key, &c.headers, e) == -1)
+		goto out;
+	c.provider = p->name;
+	c.api = api->name;
 	c.base_url = base;
 	c.model = model;
-	c.api_key = api_key(p);
-	/* A server of one's own (--base-url) may want no key at all. */
-	if (c.api_key == NULL && p->key_env != NULL && uflag == NULL) {
-		free(base);
-		return pi_err(e, PI_EXIT_CONFIG, "no_api_key", "no API key "
-		    "for provider '%s': set %s or PI_API_KEY", p->name,
-		    p->key_env);
-	}
+	c.api_key = key;
 	c.compat = p->compat;
 	c.system = ctx->system;
 	c.messages = context_prepare(ctx, p->name, api->name, model,
@@ -316,6 +323,9 @@ call(const struct provider *p, const char *model, struct context *ctx,
 	o.abort = &got_signal;
 	rc = llm_stream(api, &c, &o, r, e);
 	json_object_put(c.messages);
+out:
+	json_object_put(c.headers);
+	free(key);
 	free(base);
 	return rc;
 }
@@ -409,6 +419,8 @@ main(int argc, char **argv)
 	argv += optind;
 	if (catalog_init(&catalog, &e) == -1)
 		errx_status(&e);
+	if (config_load(&cfg, &catalog, &e) == -1)
+		exit(fail(&e, NULL));
 	if (list_models_flag) {
 		if (argc > 1)
 			usage();
@@ -458,7 +470,7 @@ main(int argc, char **argv)
 	}
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	reply_init(&r, p->name, aflag ? aflag : p->api, model, emit, NULL);
+	reply_init(&r, p->name, api_of(p, model), model, emit, NULL);
 	if ((info = catalog_find(&catalog, p->name, model)) != NULL)
 		catalog_price(info, &r.price);
 	/* Until the provider counts, four bytes of context make a token. */
@@ -487,5 +499,6 @@ main(int argc, char **argv)
 out:
 	context_release(&ctx);
 	catalog_release(&catalog);
+	config_release(&cfg);
 	return status;
 }

@@ -96,3 +96,21 @@ catalog_price(struct json_object *m, struct price *p)
 	p->cache_write = jsonx_num(cost, "cacheWrite", 0);
 	p->known = 1;
 }
+
+void
+catalog_put(struct catalog *c, struct json_object *m)
+{
+	struct json_object *old;
+	size_t i, n = json_object_array_length(c->models);
+
+	for (i = 0; i < n; i++) {
+		old = json_object_array_get_idx(c->models, i);
+		if (strcmp(jsonx_str(old, "provider"),
+		    jsonx_str(m, "provider")) == 0 &&
+		    strcmp(jsonx_str(old, "id"), jsonx_str(m, "id")) == 0) {
+			json_object_array_put_idx(c->models, i, m);
+			return;
+		}
+	}
+	json_object_array_add(c->models, m);
+}

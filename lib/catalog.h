@@ -26,5 +26,7 @@ struct json_object *catalog_find(const struct catalog *c,
 /* Whether "provider/id" or the name holds pattern (any case). */
 int catalog_matches(struct json_object *model, const char *pattern);
 void catalog_price(struct json_object *model, struct price *p);
+/* Add a model, or replace the one of the same provider and id; takes m. */
+void catalog_put(struct catalog *c, struct json_object *m);
 
 #endif

@@ -13,6 +13,12 @@
 struct json_object *
 jsonx_parse(const char *p, size_t n, struct pi_error *e)
 {
+	return jsonx_parse_at(p, n, NULL, e);
+}
+
+struct json_object *
+jsonx_parse_at(const char *p, size_t n, size_t *where, struct pi_error *e)
+{
 	static struct json_tokener *tok;
 	struct json_object *o;
 	struct buf clean;
@@ -50,6 +56,8 @@ jsonx_parse(const char *p, size_t n, struct pi_error *e)
 		end = n;
 	} else
 		end = json_tokener_get_parse_end(tok);
+	if (where != NULL)
+		*where = end;
 	if (jerr == json_tokener_success) {
 		while (end < n && strchr(" \t\r\n", p[end]) != NULL)
 			end++;

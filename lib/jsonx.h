@@ -19,6 +19,9 @@
 struct pi_error;
 
 struct json_object *jsonx_parse(const char *p, size_t n, struct pi_error *e);
+/* The same, and on failure *where is the byte offset it stopped at. */
+struct json_object *jsonx_parse_at(const char *p, size_t n, size_t *where,
+    struct pi_error *e);
 /* Compact, with '/' left alone; owned by o, valid until o changes. */
 const char *jsonx_string(struct json_object *o, size_t *len);
 

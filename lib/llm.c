@@ -387,11 +387,17 @@ llm_stream(const struct api *api, const struct llm_call *c,
 	const char *body;
 	size_t len, lines;
 	long long delay;
+	size_t i;
 	int attempt, rc = -1;
 
 	memset(&q, 0, sizeof(q));
 	if (api->request(c, &q, e) == -1)
 		goto out;
+	/* The user's headers (models.json) come after the API's own. */
+	for (i = 0; c->headers && i < json_object_array_length(c->headers);
+	    i++)
+		llm_request_header(&q, "%s", json_object_get_string(
+		    json_object_array_get_idx(c->headers, i)));
 	body = jsonx_string(q.body, &len);
 	for (attempt = 0;; attempt++) {
 		memset(&a, 0, sizeof(a));

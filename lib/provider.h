@@ -26,6 +26,7 @@ struct compat {
 	int no_stream_usage;	/* stream_options.include_usage is refused */
 	int no_reasoning_effort;
 	int developer_role;	/* system prompt as role developer */
+	int thinking_format;	/* 1: enable_thinking (qwen, zai) */
 };
 
 struct provider {
@@ -55,6 +56,7 @@ struct llm_call {
 	enum thinking thinking;	/* THINK_OFF: not asked */
 	long max_tokens;	/* 0: the API's default */
 	long model_max_tokens;	/* the model's output limit; 0: unknown */
+	struct json_object *headers;	/* extra "Name: value"s, or NULL */
 };
 
 #define LLM_MAX_HEADERS 24

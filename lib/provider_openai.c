@@ -270,7 +270,9 @@ request(const struct llm_call *c, struct llm_request *q, struct pi_error *e)
 	if (c->max_tokens > 0)
 		jsonx_set_int(b, c->compat.max_tokens_field ? "max_tokens" :
 		    "max_completion_tokens", c->max_tokens);
-	if (c->thinking > THINK_NONE && !c->compat.no_reasoning_effort)
+	if (c->compat.thinking_format && c->thinking != THINK_OFF)
+		jsonx_set_bool(b, "enable_thinking", c->thinking > THINK_NONE);
+	else if (c->thinking > THINK_NONE && !c->compat.no_reasoning_effort)
 		jsonx_set_str(b, "reasoning_effort", effort[c->thinking]);
 	q->body = b;
 	return 0;

@@ -1,6 +1,7 @@
 /* reply: see reply.h. */
 #include "reply.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -375,6 +376,16 @@ usage_total(const struct usage *u)
 	return u->input + u->output + u->cache_read + u->cache_write;
 }
 
+/* Dollars to 12 significant digits: no 0.00013000000000000002. */
+static struct json_object *
+money(double d)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%.12g", d);
+	return json_object_new_double_s(strtod(s, NULL), s);
+}
+
 struct json_object *
 usage_message_json(const struct usage *u, const struct price *p)
 {
@@ -392,11 +403,11 @@ usage_message_json(const struct usage *u, const struct price *p)
 		cr = p->cache_read * (double)u->cache_read / 1e6;
 		cw = p->cache_write * (double)u->cache_write / 1e6;
 		c = json_object_new_object();
-		jsonx_set(c, "input", json_object_new_double(ci));
-		jsonx_set(c, "output", json_object_new_double(co));
-		jsonx_set(c, "cacheRead", json_object_new_double(cr));
-		jsonx_set(c, "cacheWrite", json_object_new_double(cw));
-		jsonx_set(c, "total", json_object_new_double(ci + co + cr + cw));
+		jsonx_set(c, "input", money(ci));
+		jsonx_set(c, "output", money(co));
+		jsonx_set(c, "cacheRead", money(cr));
+		jsonx_set(c, "cacheWrite", money(cw));
+		jsonx_set(c, "total", money(ci + co + cr + cw));
 		jsonx_set(o, "cost", c);
 	}
 	return o;
