@@ -27,6 +27,7 @@
 #include "llm.h"
 #include "ndjson.h"
 #include "provider.h"
+#include "record.h"
 #include "reply.h"
 #include "util.h"
 #include "banned.h"
@@ -34,6 +35,9 @@
 static volatile sig_atomic_t got_signal;
 
 static const char *mflag, *pflag, *aflag, *uflag, *sflag, *fflag;
+static const char *record_flag, *replay_flag;
+static int replay_clock_flag, replay_loose_flag;
+static struct recording rec;
 static enum thinking tflag = THINK_OFF;
 static long idle_flag = 120, retries_flag = 3, max_tokens_flag;
 static int list_models_flag;
@@ -49,7 +53,9 @@ usage_to(FILE *f, int status)
 	    "[--faux-script file]\n"
 	    "              [--idle-timeout sec] [--max-retries n] "
 	    "[--max-tokens n]\n"
-	    "              [--provider name] [prompt ...]\n"
+	    "              [--provider name] [--record file | --replay file "
+	    "[--replay-clock]\n"
+	    "              [--replay-loose]] [prompt ...]\n"
 	    "       pi-llm --list-models [pattern]\n"
 	    "       pi-llm --list-providers\n", f);
 	exit(status);
@@ -263,6 +269,39 @@ api_of(const struct provider *p, const char *model)
 	return p->api;
 }
 
+/*
+ * --record writes the provider's answers to a file; --replay plays them
+ * instead of the network, under the recorded message id and start time,
+ * so the events come out the same.
+ */
+static int
+open_recording(const struct provider *p, const char *model, struct reply *r,
+    struct pi_error *e)
+{
+	struct json_object *h;
+
+	if ((record_flag || replay_flag) &&
+	    strcmp(api_of(p, model), "faux") == 0)
+		return pi_err(e, PI_EXIT_USAGE, "usage", "the faux provider "
+		    "makes no requests to record or replay");
+	if (record_flag)
+		return record_create(&rec, record_flag, e);
+	if (replay_flag == NULL)
+		return 0;
+	if (record_open(&rec, replay_flag, e) == -1)
+		return -1;
+	h = record_header(&rec);
+	if (jsonx_str(h, "messageId") != NULL)
+		snprintf(r->message_id, sizeof(r->message_id), "%s",
+		    jsonx_str(h, "messageId"));
+	r->timestamp = jsonx_int(h, "timestamp", r->timestamp);
+	if (replay_clock_flag) {
+		rec.clock = 1;
+		event_clock_set(r->timestamp);
+	}
+	return 0;
+}
+
 static int
 call(const struct provider *p, const char *model, struct context *ctx,
     struct reply *r, struct pi_error *e)
@@ -293,7 +332,8 @@ call(const struct provider *p, const char *model, struct context *ctx,
 	if (config_key(&cfg, p, &key, e) == -1)
 		goto out;
 	/* A server of one's own (--base-url) may want no key at all. */
-	if (key == NULL && p->key_env != NULL && uflag == NULL) {
+	if (key == NULL && p->key_env != NULL && uflag == NULL &&
+	    replay_flag == NULL) {
 		pi_err(e, PI_EXIT_CONFIG, "no_api_key", "no API key for "
 		    "provider '%s': set %s or PI_API_KEY, or put one in %s",
 		    p->name, p->key_env, cfg.auth_path);
@@ -321,6 +361,9 @@ call(const struct provider *p, const char *model, struct context *ctx,
 	o.connect_timeout_ms = 30000;
 	o.backoff_ms = 500;
 	o.abort = &got_signal;
+	if (record_flag || replay_flag)
+		o.rec = &rec;
+	o.replay_loose = replay_loose_flag;
 	rc = llm_stream(api, &c, &o, r, e);
 	json_object_put(c.messages);
 out:
@@ -344,6 +387,10 @@ parse_flags(int argc, char **argv)
 		{ "max-retries", required_argument, NULL, 'R' },
 		{ "max-tokens", required_argument, NULL, 'T' },
 		{ "provider", required_argument, NULL, 'P' },
+		{ "record", required_argument, NULL, 'O' },
+		{ "replay", required_argument, NULL, 'Y' },
+		{ "replay-clock", no_argument, NULL, 'C' },
+		{ "replay-loose", no_argument, NULL, 'X' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -352,6 +399,7 @@ parse_flags(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "hm:s:t:V", longopts, NULL)) != -1)
 		switch (c) {
 		case 'A': aflag = optarg; break;
+		case 'C': replay_clock_flag = 1; break;
 		case 'h': usage_to(stdout, 0);
 		case 'F': fflag = optarg; break;
 		case 'I':
@@ -360,6 +408,7 @@ parse_flags(int argc, char **argv)
 			break;
 		case 'L': exit(list_providers());
 		case 'm': mflag = optarg; break;
+		case 'O': record_flag = optarg; break;
 		case 'M': list_models_flag = 1; break;
 		case 'P': pflag = optarg; break;
 		case 'R':
@@ -377,6 +426,8 @@ parse_flags(int argc, char **argv)
 				usage();
 			break;
 		case 'U': uflag = optarg; break;
+		case 'X': replay_loose_flag = 1; break;
+		case 'Y': replay_flag = optarg; break;
 		case 'V':
 			puts("pi-llm " PI_VERSION);
 			exit(0);
@@ -417,6 +468,9 @@ main(int argc, char **argv)
 	parse_flags(argc, argv);
 	argc -= optind;
 	argv += optind;
+	if ((record_flag && replay_flag) || ((replay_clock_flag ||
+	    replay_loose_flag) && !replay_flag))
+		usage();
 	if (catalog_init(&catalog, &e) == -1)
 		errx_status(&e);
 	if (config_load(&cfg, &catalog, &e) == -1)
@@ -473,6 +527,10 @@ main(int argc, char **argv)
 	reply_init(&r, p->name, api_of(p, model), model, emit, NULL);
 	if ((info = catalog_find(&catalog, p->name, model)) != NULL)
 		catalog_price(info, &r.price);
+	if (open_recording(p, model, &r, &e) == -1) {
+		status = fail(&e, NULL);
+		goto done;
+	}
 	/* Until the provider counts, four bytes of context make a token. */
 	r.input_estimate = (int64_t)(strlen(jsonx_string(ctx.messages, NULL)) +
 	    (ctx.system ? strlen(ctx.system) : 0)) / 4;
@@ -494,6 +552,8 @@ main(int argc, char **argv)
 				    NULL);
 		}
 	}
+done:
+	record_close(&rec);
 	reply_release(&r);
 	curl_global_cleanup();
 out:

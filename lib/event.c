@@ -55,11 +55,25 @@ event_lookup(const char *type)
 	return NULL;
 }
 
+static int fixed = -1;
+static long long fixed_ms;
+
+void
+event_clock_set(long long ms)
+{
+	fixed = 1;
+	fixed_ms = ms;
+}
+
+void
+event_clock_reset(void)
+{
+	fixed = -1;
+}
+
 long long
 event_clock_ms(void)
 {
-	static int fixed = -1;
-	static long long fixed_ms;
 	const char *s;
 
 	if (fixed == -1) {

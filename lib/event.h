@@ -34,6 +34,12 @@ int event_check(struct json_object *ev, struct pi_error *e);
  * environment pins it, so golden files compare byte for byte.
  */
 long long event_clock_ms(void);
+/*
+ * Pin the clock to ms (the moment a slice of a stream arrived, recorded
+ * or replayed) until event_clock_reset puts it back.
+ */
+void event_clock_set(long long ms);
+void event_clock_reset(void);
 
 enum stop_reason {
 	STOP_END_TURN,

@@ -14,6 +14,7 @@
 #include "http.h"
 #include "jsonx.h"
 #include "provider.h"
+#include "record.h"
 #include "reply.h"
 #include "util.h"
 #include "banned.h"
@@ -277,6 +278,7 @@ redact(char *msg, const char *key)
 
 struct attempt {
 	const struct api *api;
+	struct recording *rec;
 	void *stream;
 	struct pi_error err;
 	int failed;
@@ -289,7 +291,11 @@ static int
 on_data(void *arg, const char *p, size_t n)
 {
 	struct attempt *a = arg;
+	int rc;
 
+	/* A recorded slice's events carry the time it arrived, as replayed. */
+	if (a->rec != NULL && !a->rec->playing)
+		event_clock_set(record_chunk(a->rec, p, n));
 	if (a->body.len == 0 && !a->json_body && a->res->content_type[0] &&
 	    strncasecmp(a->res->content_type, "application/json", 16) == 0)
 		a->json_body = 1;
@@ -298,7 +304,10 @@ on_data(void *arg, const char *p, size_t n)
 		buf_add(&a->body, p, n);
 		return 0;
 	}
-	if (a->api->stream_push(a->stream, p, n, &a->err) == -1) {
+	rc = a->api->stream_push(a->stream, p, n, &a->err);
+	if (a->rec != NULL && !a->rec->playing)
+		event_clock_reset();
+	if (rc == -1) {
 		a->failed = 1;
 		return -1;
 	}
@@ -340,6 +349,7 @@ exchange(struct attempt *a, const struct llm_request *q, const char *body,
 {
 	struct http_request hr;
 	struct http_result *res = a->res;
+	int rc;
 
 	memset(&hr, 0, sizeof(hr));
 	hr.url = q->url;
@@ -351,7 +361,13 @@ exchange(struct attempt *a, const struct llm_request *q, const char *body,
 	hr.abort = o->abort;
 	hr.on_data = on_data;
 	hr.arg = a;
-	if (http_post(&hr, res) == 0) {
+	if (a->rec != NULL && a->rec->playing)
+		rc = record_play(a->rec, &hr, res, &a->err);
+	else
+		rc = http_post(&hr, res);
+	if (a->rec != NULL && !a->rec->playing)
+		record_end(a->rec, res);
+	if (rc == 0) {
 		if (res->status < 200 || res->status > 299)
 			return llm_http_error(res->status, res->errbody.data,
 			    res->errbody.len, &a->err);
@@ -377,6 +393,43 @@ exchange(struct attempt *a, const struct llm_request *q, const char *body,
 	}
 }
 
+/*
+ * A new recording opens with the request's fingerprint; a replay
+ * refuses a request that is not the recorded one, unless told not to.
+ */
+static int
+recording_start(const struct llm_opts *o, const struct llm_call *c,
+    const struct llm_request *q, const char *body, size_t len,
+    const struct reply *r, struct pi_error *e)
+{
+	struct json_object *h;
+	const char *want;
+	char hash[32];
+
+	record_hash(q->url, body, len, hash);
+	if (o->rec->playing) {
+		want = jsonx_str(record_header(o->rec), "requestHash");
+		if (!o->replay_loose && (want == NULL || strcmp(want, hash)))
+			return pi_err(e, PI_EXIT_INPUT, "replay_mismatch",
+			    "the request is not the recorded one (%s, "
+			    "recorded %s): use --replay-loose to play it "
+			    "anyway", hash, want ? want : "none");
+		return 0;
+	}
+	h = json_object_new_object();
+	jsonx_set_str(h, "type", "recording");
+	jsonx_set_int(h, "v", 1);
+	jsonx_set_str(h, "api", c->api);
+	jsonx_set_str(h, "provider", c->provider);
+	jsonx_set_str(h, "model", c->model);
+	jsonx_set_str(h, "url", q->url);
+	jsonx_set_str(h, "requestHash", hash);
+	jsonx_set_str(h, "messageId", r->message_id);
+	jsonx_set_int(h, "timestamp", r->timestamp);
+	record_begin(o->rec, h);
+	return 0;
+}
+
 int
 llm_stream(const struct api *api, const struct llm_call *c,
     const struct llm_opts *o, struct reply *r, struct pi_error *e)
@@ -399,9 +452,12 @@ llm_stream(const struct api *api, const struct llm_call *c,
 		llm_request_header(&q, "%s", json_object_get_string(
 		    json_object_array_get_idx(c->headers, i)));
 	body = jsonx_string(q.body, &len);
+	if (o->rec != NULL && recording_start(o, c, &q, body, len, r, e) == -1)
+		goto out;
 	for (attempt = 0;; attempt++) {
 		memset(&a, 0, sizeof(a));
 		a.api = api;
+		a.rec = o->rec;
 		a.res = &res;
 		buf_init(&a.body, PI_MAX_ERRBODY);
 		http_result_init(&res);
@@ -436,12 +492,20 @@ llm_stream(const struct api *api, const struct llm_call *c,
 		}
 		if (delay < 0)
 			delay = backoff(o, attempt);
+		/* A replay waits as the recorded call did, and not at all. */
+		if (o->rec != NULL && o->rec->playing)
+			delay = record_retry_delay(o->rec);
+		else if (o->rec != NULL)
+			event_clock_set(record_retry(o->rec, delay));
 		rc = announce(r, attempt + 1, o->max_retries, delay, e,
 		    res.status, e);
+		if (o->rec != NULL && !o->rec->playing)
+			event_clock_reset();
 		http_result_release(&res);
 		if (rc == -1)
 			break;
-		if (nap(delay, o->abort) == -1) {
+		if ((o->rec == NULL || !o->rec->playing) &&
+		    nap(delay, o->abort) == -1) {
 			rc = aborted(o, e);
 			break;
 		}

@@ -20,6 +20,7 @@
 
 struct api;
 struct llm_call;
+struct recording;
 struct pi_error;
 struct reply;
 
@@ -31,6 +32,8 @@ struct llm_opts {
 	long connect_timeout_ms;
 	long backoff_ms;	/* first backoff step; doubles, capped at 8 s */
 	volatile sig_atomic_t *abort;	/* holds the signal number */
+	struct recording *rec;	/* --record or --replay, or NULL */
+	int replay_loose;	/* play even if the request changed */
 };
 
 int llm_stream(const struct api *api, const struct llm_call *c,
