@@ -17,10 +17,10 @@ LIBOBJ = lib/buf.o lib/catalog.o lib/config.o lib/context.o lib/event.o \
 	lib/http.o lib/jsonx.o lib/llm.o lib/ndjson.o lib/provider.o \
 	lib/provider_anthropic.o lib/provider_faux.o lib/provider_google.o \
 	lib/provider_openai.o lib/provider_responses.o lib/record.o lib/reply.o \
-	lib/sse.o lib/utf8.o lib/util.o lib/models_data.o
+	lib/schema.o lib/sse.o lib/utf8.o lib/util.o lib/models_data.o
 HDR = lib/buf.h lib/catalog.h lib/config.h lib/context.h lib/event.h \
 	lib/http.h lib/jsonx.h lib/llm.h lib/ndjson.h lib/provider.h \
-	lib/record.h lib/reply.h lib/sse.h lib/utf8.h lib/util.h \
+	lib/record.h lib/reply.h lib/schema.h lib/sse.h lib/utf8.h lib/util.h \
 	lib/banned.h
 PROGS = bin/pi-llm
 UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \

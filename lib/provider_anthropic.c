@@ -14,6 +14,7 @@
 #include "llm.h"
 #include "provider.h"
 #include "reply.h"
+#include "schema.h"
 #include "sse.h"
 #include "util.h"
 #include "banned.h"
@@ -220,8 +221,8 @@ tools(struct json_object *defs)
 		jsonx_set(t, "name", jsonx_ref(jsonx_get(d, "name")));
 		jsonx_set(t, "description", jsonx_ref(jsonx_get(d,
 		    "description")));
-		jsonx_set(t, "input_schema", jsonx_ref(jsonx_get(d,
-		    "inputSchema")));
+		jsonx_set(t, "input_schema", schema_for_api(jsonx_get(d,
+		    "inputSchema"), "anthropic-messages"));
 		json_object_array_add(out, t);
 	}
 	return out;

@@ -15,6 +15,7 @@
 #include "llm.h"
 #include "provider.h"
 #include "reply.h"
+#include "schema.h"
 #include "sse.h"
 #include "util.h"
 #include "banned.h"
@@ -236,8 +237,8 @@ tools(struct json_object *defs)
 		jsonx_set(f, "name", jsonx_ref(jsonx_get(d, "name")));
 		jsonx_set(f, "description", jsonx_ref(jsonx_get(d,
 		    "description")));
-		jsonx_set(f, "parameters", jsonx_ref(jsonx_get(d,
-		    "inputSchema")));
+		jsonx_set(f, "parameters", schema_for_api(jsonx_get(d,
+		    "inputSchema"), "openai-completions"));
 		jsonx_set(t, "function", f);
 		json_object_array_add(out, t);
 	}

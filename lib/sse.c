@@ -16,7 +16,14 @@ sse_init(struct sse_parser *p, sse_event_fn *fn, void *arg)
 	p->after_cr = 0;
 	p->seen_line = 0;
 	p->fn = fn;
+	p->other = NULL;
 	p->arg = arg;
+}
+
+void
+sse_set_other(struct sse_parser *p, sse_line_fn *fn)
+{
+	p->other = fn;
 }
 
 void
@@ -73,7 +80,9 @@ field(struct sse_parser *p, const char *s, size_t n, struct pi_error *e)
 		if (buf_add(&p->event, v, vn) == -1)
 			return pi_err(e, PI_EXIT_TEMP, "bad_response",
 			    "SSE event name too long");
-	}
+	} else if (p->other != NULL && !(k == 2 && memcmp(s, "id", 2) == 0) &&
+	    !(k == 5 && memcmp(s, "retry", 5) == 0))
+		return p->other(p->arg, s, n, e);
 	/* id, retry and unknown fields mean nothing to a one-shot call. */
 	return 0;
 }
