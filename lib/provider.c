@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "jsonx.h"
 #include "util.h"
 #include "banned.h"
 
@@ -107,6 +108,39 @@ sse_stream_new(size_t size, struct reply *r, sse_event_fn *fn,
 	sse_init(&s->sse, fn, s);
 	s->r = r;
 	s->terminal = terminal;
+	return s;
+}
+
+static int
+json_event(void *arg, const char *event, const char *data, size_t len,
+    struct pi_error *e)
+{
+	struct sse_stream *s = arg;
+	struct json_object *o;
+	struct pi_error why;
+	int rc;
+
+	if (s->done)
+		return 0;
+	if ((o = jsonx_parse(data, len, &why)) == NULL)
+		return pi_err(e, PI_EXIT_TEMP, "bad_response",
+		    "a stream event is not JSON: %s", why.msg);
+	/* The JSON type is the truth; the SSE name fills in if it is gone. */
+	if (jsonx_str(o, "type") == NULL && *event)
+		jsonx_set_str(o, "type", event);
+	rc = s->dispatch(s, o, e);
+	json_object_put(o);
+	return rc;
+}
+
+void *
+sse_stream_new_json(size_t size, struct reply *r,
+    int (*dispatch)(void *s, struct json_object *o, struct pi_error *e),
+    const char *terminal)
+{
+	struct sse_stream *s = sse_stream_new(size, r, json_event, terminal);
+
+	s->dispatch = dispatch;
 	return s;
 }
 

@@ -100,9 +100,19 @@ struct sse_stream {
 	struct reply *r;
 	int done;
 	const char *terminal;
+	/* For sse_stream_new_json: one parsed event, "type" filled in. */
+	int (*dispatch)(void *s, struct json_object *o, struct pi_error *e);
 };
 
 void *sse_stream_new(size_t size, struct reply *r, sse_event_fn *fn,
+    const char *terminal);
+/*
+ * For APIs whose events are JSON with a "type" (Anthropic, Responses):
+ * each event's data is parsed, its SSE name fills in a missing "type",
+ * and dispatch gets it; nothing after the terminal event is read.
+ */
+void *sse_stream_new_json(size_t size, struct reply *r,
+    int (*dispatch)(void *s, struct json_object *o, struct pi_error *e),
     const char *terminal);
 int sse_stream_push(void *s, const char *p, size_t n, struct pi_error *e);
 int sse_stream_end(void *s, struct pi_error *e);

@@ -410,8 +410,9 @@ block_delta(struct stream *s, int idx, struct json_object *d,
 }
 
 static int
-dispatch(struct stream *s, struct json_object *o, struct pi_error *e)
+dispatch(void *arg, struct json_object *o, struct pi_error *e)
 {
+	struct stream *s = arg;
 	const char *type = jsonx_str(o, "type"), *why;
 	struct json_object *err;
 	int idx = (int)jsonx_int(o, "index", 0);
@@ -445,31 +446,10 @@ dispatch(struct stream *s, struct json_object *o, struct pi_error *e)
 	return 0;
 }
 
-static int
-on_event(void *arg, const char *event, const char *data, size_t len,
-    struct pi_error *e)
-{
-	struct stream *s = arg;
-	struct json_object *o;
-	int rc;
-
-	if (s->base.done)
-		return 0;
-	if ((o = jsonx_parse(data, len, e)) == NULL)
-		return pi_err(e, PI_EXIT_TEMP, "bad_response",
-		    "a stream event is not JSON: %s", e->msg);
-	/* The JSON type is the truth; the SSE name fills in if it is gone. */
-	if (jsonx_str(o, "type") == NULL && *event)
-		jsonx_set_str(o, "type", event);
-	rc = dispatch(s, o, e);
-	json_object_put(o);
-	return rc;
-}
-
 static void *
 stream_new(struct reply *r)
 {
-	struct stream *s = sse_stream_new(sizeof(*s), r, on_event,
+	struct stream *s = sse_stream_new_json(sizeof(*s), r, dispatch,
 	    "message_stop");
 
 	return s;

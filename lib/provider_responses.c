@@ -462,8 +462,9 @@ failed(struct stream *s, struct json_object *o, struct pi_error *e)
 }
 
 static int
-dispatch(struct stream *s, struct json_object *o, struct pi_error *e)
+dispatch(void *arg, struct json_object *o, struct pi_error *e)
 {
+	struct stream *s = arg;
 	const char *type = jsonx_str(o, "type"), *d;
 	int idx = (int)jsonx_int(o, "output_index", 0);
 
@@ -493,32 +494,10 @@ dispatch(struct stream *s, struct json_object *o, struct pi_error *e)
 	return 0;	/* created, in_progress, part and done echoes, ... */
 }
 
-static int
-on_event(void *arg, const char *event, const char *data, size_t len,
-    struct pi_error *e)
-{
-	struct stream *s = arg;
-	struct json_object *o;
-	int rc;
-
-	/* What follows the terminal event (a proxy's [DONE]) is not ours. */
-	if (s->base.done)
-		return 0;
-	if ((o = jsonx_parse(data, len, e)) == NULL)
-		return pi_err(e, PI_EXIT_TEMP, "bad_response",
-		    "a stream event is not JSON: %s", e->msg);
-	/* The JSON type is the truth; the SSE name fills in if it is gone. */
-	if (jsonx_str(o, "type") == NULL && *event)
-		jsonx_set_str(o, "type", event);
-	rc = dispatch(s, o, e);
-	json_object_put(o);
-	return rc;
-}
-
 static void *
 stream_new(struct reply *r)
 {
-	struct stream *s = sse_stream_new(sizeof(*s), r, on_event,
+	struct stream *s = sse_stream_new_json(sizeof(*s), r, dispatch,
 	    "response.completed");
 
 	s->part = -1;
