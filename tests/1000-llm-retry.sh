@@ -16,12 +16,6 @@ llm() {
 		-m openai/gpt-x "$@" </dev/null >"$n.out" 2>"$n.err"
 	set -- $? && cat "$n.err" && return "$1"
 }
-# jqs FILE FILTER: FILE is NDJSON and FILTER holds over its lines.
-jqs() {
-	jq_lines "$1" && jq -se "$2" "$1" >/dev/null ||
-		{ echo "--- $1:"; cat "$1"; return 1; }
-}
-is() { [ "$1" = "$2" ] || { echo "got '$1', expected '$2'"; return 1; }; }
 # answer STATUS HEADERS: a plan entry for an error status, JSON body.
 answer() {
 	printf '{"status": %s, "headers": %s, "body": %s}' "$1" "$2" \

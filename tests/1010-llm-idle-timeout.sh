@@ -21,11 +21,6 @@ llm() {
 	cat "$n.err"
 	return $rc
 }
-jqs() {
-	jq_lines "$1" && jq -se "$2" "$1" >/dev/null ||
-		{ echo "--- $1:"; cat "$1"; return 1; }
-}
-is() { [ "$1" = "$2" ] || { echo "got '$1', expected '$2'"; return 1; }; }
 # took NAME MIN MAX: the call took from MIN to MAX ms.
 took() {
 	echo "took $(cat "$1.ms") ms"

@@ -23,11 +23,6 @@ stop() {
 	rc=$?
 	ms=$((($(date +%s%N) - t0) / 1000000))
 }
-jqs() {
-	jq_lines "$1" && jq -se "$2" "$1" >/dev/null ||
-		{ echo "--- $1:"; cat "$1"; return 1; }
-}
-is() { [ "$1" = "$2" ] || { echo "got '$1', expected '$2'"; return 1; }; }
 aborted='map(.type) == ["message_start", "text_delta", "message_end"] and
 	(.[-1] | .stopReason == "aborted" and .message.stopReason == "aborted"
 	and .message.content == [{"type": "text", "text": "Hello"}])'

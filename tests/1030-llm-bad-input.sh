@@ -16,11 +16,6 @@ llm() {
 		-m openai/gpt-x "$@" >"$n.out" 2>"$n.err"
 	set -- $? && cat "$n.err" && return "$1"
 }
-jqs() {
-	jq_lines "$1" && jq -se "$2" "$1" >/dev/null ||
-		{ echo "--- $1:"; cat "$1"; return 1; }
-}
-is() { [ "$1" = "$2" ] || { echo "got '$1', expected '$2'"; return 1; }; }
 # refused NAME LINE [CODE]: stdin:LINE: on stderr and in the one error
 # event, and still no request.
 refused() {

@@ -20,11 +20,6 @@ run() {
 	"$@" >"$n.out" 2>"$n.err"
 	set -- $? && cat "$n.err" && return "$1"
 }
-jqs() {
-	jq_lines "$1" && jq -se "$2" "$1" >/dev/null ||
-		{ echo "--- $1:"; cat "$1"; return 1; }
-}
-is() { [ "$1" = "$2" ] || { echo "got '$1', expected '$2'"; return 1; }; }
 # hdr N NAME: header NAME of request N, or "none".
 hdr() { jq -r --arg h "$2" '.headers[$h] // "none"' "$(fake_req "$1")"; }
 

@@ -13,11 +13,6 @@ faux() {
 	pi-llm -m faux/x --faux-script "$s" "$@" >"$n.out" 2>"$n.err"
 	set -- $? && cat "$n.err" && return "$1"
 }
-jqs() {
-	jq_lines "$1" && jq -se "$2" "$1" >/dev/null ||
-		{ echo "--- $1:"; cat "$1"; return 1; }
-}
-is() { [ "$1" = "$2" ] || { echo "got '$1', expected '$2'"; return 1; }; }
 # The text of the stored message, and of the deltas.
 text_of='.[-1].message.content | map(.text) | join("")'
 deltas='map(select(.type == "text_delta").delta)'

@@ -5,11 +5,6 @@
 plan 8
 unset PI_API_KEY
 
-jqs() {
-	jq_lines "$1" && jq -se "$2" "$1" >/dev/null ||
-		{ echo "--- $1:"; head -c 2000 "$1"; return 1; }
-}
-is() { [ "$1" = "$2" ] || { echo "got '$1', expected '$2'"; return 1; }; }
 # chunk DELTA FINISH: one OpenAI stream event.
 chunk() {
 	printf 'data: {"id":"c","object":"chat.completion.chunk",'

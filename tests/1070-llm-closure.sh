@@ -10,10 +10,6 @@ llm() {
 	OPENAI_API_KEY=sk-test pi-llm --base-url "$FAKE_URL/v1" \
 		-m openai/gpt-x "$@"
 }
-jqs() {
-	jq_lines "$1" && jq -se "$2" "$1" >/dev/null ||
-		{ echo "--- $1:"; cat "$1"; return 1; }
-}
 # The messages of request N as [role, text] pairs.
 said() {
 	jq -c '[.body.messages[] | [.role, (.content | if type == "string"

@@ -76,3 +76,4 @@ wait_until() {
 }
 
 . "$ROOT/tests/fake.sh"
+. "$ROOT/tests/assert.sh"
