@@ -212,19 +212,13 @@ messages(const struct llm_call *c)
 static struct json_object *
 tools(struct json_object *defs)
 {
-	struct json_object *out = json_object_new_array(), *t, *d;
+	struct json_object *out = json_object_new_array();
 	size_t i, n = json_object_array_length(defs);
 
-	for (i = 0; i < n; i++) {
-		d = json_object_array_get_idx(defs, i);
-		t = json_object_new_object();
-		jsonx_set(t, "name", jsonx_ref(jsonx_get(d, "name")));
-		jsonx_set(t, "description", jsonx_ref(jsonx_get(d,
-		    "description")));
-		jsonx_set(t, "input_schema", schema_for_api(jsonx_get(d,
-		    "inputSchema"), "anthropic-messages"));
-		json_object_array_add(out, t);
-	}
+	for (i = 0; i < n; i++)
+		json_object_array_add(out, schema_tool(
+		    json_object_array_get_idx(defs, i), "anthropic-messages",
+		    "input_schema"));
 	return out;
 }
 

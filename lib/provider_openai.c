@@ -226,20 +226,15 @@ messages(const struct llm_call *c)
 static struct json_object *
 tools(struct json_object *defs)
 {
-	struct json_object *out = json_object_new_array(), *t, *f, *d;
+	struct json_object *out = json_object_new_array(), *t;
 	size_t i, n = json_object_array_length(defs);
 
 	for (i = 0; i < n; i++) {
-		d = json_object_array_get_idx(defs, i);
 		t = json_object_new_object();
 		jsonx_set_str(t, "type", "function");
-		f = json_object_new_object();
-		jsonx_set(f, "name", jsonx_ref(jsonx_get(d, "name")));
-		jsonx_set(f, "description", jsonx_ref(jsonx_get(d,
-		    "description")));
-		jsonx_set(f, "parameters", schema_for_api(jsonx_get(d,
-		    "inputSchema"), "openai-completions"));
-		jsonx_set(t, "function", f);
+		jsonx_set(t, "function", schema_tool(
+		    json_object_array_get_idx(defs, i), "openai-completions",
+		    "parameters"));
 		json_object_array_add(out, t);
 	}
 	return out;

@@ -262,18 +262,13 @@ input(const struct llm_call *c)
 static struct json_object *
 tools(struct json_object *defs)
 {
-	struct json_object *out = json_object_new_array(), *t, *d;
+	struct json_object *out = json_object_new_array(), *t;
 	size_t i, n = json_object_array_length(defs);
 
 	for (i = 0; i < n; i++) {
-		d = json_object_array_get_idx(defs, i);
-		t = json_object_new_object();
+		t = schema_tool(json_object_array_get_idx(defs, i),
+		    "openai-responses", "parameters");
 		jsonx_set_str(t, "type", "function");
-		jsonx_set(t, "name", jsonx_ref(jsonx_get(d, "name")));
-		jsonx_set(t, "description", jsonx_ref(jsonx_get(d,
-		    "description")));
-		jsonx_set(t, "parameters", schema_for_api(jsonx_get(d,
-		    "inputSchema"), "openai-responses"));
 		jsonx_set_bool(t, "strict", 0);
 		json_object_array_add(out, t);
 	}

@@ -283,3 +283,14 @@ schema_for_api(struct json_object *schema, const char *api)
 		return google(schema, &w, 0);
 	return jsonx_copy(schema);
 }
+
+struct json_object *
+schema_tool(struct json_object *tool, const char *api, const char *key)
+{
+	struct json_object *t = json_object_new_object();
+
+	jsonx_set(t, "name", jsonx_ref(jsonx_get(tool, "name")));
+	jsonx_set(t, "description", jsonx_ref(jsonx_get(tool, "description")));
+	jsonx_set(t, key, schema_for_api(jsonx_get(tool, "inputSchema"), api));
+	return t;
+}

@@ -27,5 +27,12 @@ struct json_object;
 
 struct json_object *schema_for_api(struct json_object *schema,
     const char *api);
+/*
+ * A tool line ({name, description, inputSchema}) as most APIs define a
+ * tool: {name, description, KEY: its schema for api}.  The wrappers
+ * around it (OpenAI's "function", Responses' "type") are the caller's.
+ */
+struct json_object *schema_tool(struct json_object *tool, const char *api,
+    const char *key);
 
 #endif
