@@ -17,15 +17,19 @@ LIBOBJ = lib/buf.o lib/catalog.o lib/config.o lib/context.o lib/event.o \
 	lib/http.o lib/jsonx.o lib/llm.o lib/ndjson.o lib/provider.o \
 	lib/provider_anthropic.o lib/provider_faux.o lib/provider_google.o \
 	lib/provider_openai.o lib/provider_responses.o lib/record.o lib/reply.o \
-	lib/schema.o lib/sse.o lib/utf8.o lib/util.o lib/models_data.o
+	lib/schema.o lib/sse.o lib/utf8.o lib/util.o lib/models_data.o \
+	lib/tools.o lib/tool_fs.o lib/tool_edit.o lib/tool_search.o \
+	lib/truncate.o lib/validate.o lib/pathmatch.o
 HDR = lib/buf.h lib/catalog.h lib/config.h lib/context.h lib/event.h \
 	lib/http.h lib/jsonx.h lib/llm.h lib/ndjson.h lib/provider.h \
 	lib/record.h lib/reply.h lib/schema.h lib/sse.h lib/utf8.h lib/util.h \
-	lib/banned.h
-PROGS = bin/pi-llm
+	lib/tools.h lib/truncate.h lib/validate.h lib/pathmatch.h lib/banned.h
+PROGS = bin/pi-llm bin/pi-tool
 UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \
-	tests/unit/utf8.t tests/unit/reply.t
-MAN1 = man/pi-llm.1
+	tests/unit/utf8.t tests/unit/reply.t tests/unit/tools_fs.t \
+	tests/unit/validate.t tests/unit/truncate.t tests/unit/pathmatch.t \
+	tests/unit/tools_search.t
+MAN1 = man/pi-llm.1 man/pi-tool.1
 MAN5 = man/pi-events.5 man/pi-models.5
 MAN7 = man/pi.7
 
@@ -49,15 +53,19 @@ lib/libpi.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-cmd/pi-llm.o: $(HDR)
+cmd/pi-llm.o cmd/pi-tool.o: $(HDR)
 
 bin/pi-llm: cmd/pi-llm.o lib/libpi.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-llm.o lib/libpi.a \
 		-lcurl -ljson-c
 
+bin/pi-tool: cmd/pi-tool.o lib/libpi.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-tool.o lib/libpi.a \
+		-lseccomp -ljson-c
+
 .c.t:
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< \
-		lib/libpi.a -lcurl -ljson-c
+		lib/libpi.a -lcurl -ljson-c -lseccomp
 
 $(UNIT): tests/unit/tap.h lib/libpi.a $(HDR)
 
@@ -101,8 +109,8 @@ install: all
 	install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/pi-llm
-	rm -f $(DESTDIR)$(MANDIR)/man1/pi-llm.1
+	rm -f $(DESTDIR)$(BINDIR)/pi-llm $(DESTDIR)$(BINDIR)/pi-tool
+	rm -f $(DESTDIR)$(MANDIR)/man1/pi-llm.1 $(DESTDIR)$(MANDIR)/man1/pi-tool.1
 	rm -f $(DESTDIR)$(MANDIR)/man5/pi-events.5
 	rm -f $(DESTDIR)$(MANDIR)/man5/pi-models.5
 	rm -f $(DESTDIR)$(MANDIR)/man7/pi.7

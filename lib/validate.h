@@ -1,0 +1,4 @@
+/* validate: placeholder, being written. */
+#ifndef PI_VALIDATE_H
+#define PI_VALIDATE_H
+#endif
