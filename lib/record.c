@@ -18,27 +18,9 @@
 #include "util.h"
 #include "banned.h"
 
+/* The decoder's alphabet; the encoder is pi_base64 in util.c. */
 static const char b64[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static char *
-base64(const unsigned char *p, size_t n)
-{
-	char *out = xmalloc((n + 2) / 3 * 4 + 1), *o = out;
-	uint32_t v;
-	size_t i;
-
-	for (i = 0; i < n; i += 3) {
-		v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 :
-		    0) | (i + 2 < n ? p[i + 2] : 0);
-		*o++ = b64[v >> 18 & 63];
-		*o++ = b64[v >> 12 & 63];
-		*o++ = i + 1 < n ? b64[v >> 6 & 63] : '=';
-		*o++ = i + 2 < n ? b64[v & 63] : '=';
-	}
-	*o = '\0';
-	return out;
-}
 
 static int
 unbase64(const char *s, struct buf *out)
@@ -120,7 +102,7 @@ record_chunk(struct recording *rec, const char *p, size_t n)
 	if (utf8_valid(p, n))
 		jsonx_set(o, "data", json_object_new_string_len(p, (int)n));
 	else {
-		s = base64((const unsigned char *)p, n);
+		s = pi_base64(p, n);
 		jsonx_set_str(o, "b64", s);
 		free(s);
 	}

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,31 @@ pi_uuid7(char out[37])
 	out[j] = '\0';
 }
 
+char *
+pi_base64(const void *data, size_t n)
+{
+	static const char b64[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = data;
+	char *out, *o;
+	uint32_t v;
+	size_t i;
+
+	/* No overflow: an object in memory is under SIZE_MAX / 2 bytes. */
+	out = o = xmalloc((n + 2) / 3 * 4 + 1);
+	for (i = 0; i < n; i += 3) {
+		v = (uint32_t)p[i] << 16 |
+		    (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
+		    (i + 2 < n ? p[i + 2] : 0);
+		*o++ = b64[v >> 18 & 63];
+		*o++ = b64[v >> 12 & 63];
+		*o++ = i + 1 < n ? b64[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? b64[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
 int
 pi_parse_long(const char *s, long min, long max, long *out)
 {
@@ -191,4 +217,32 @@ pi_parse_long(const char *s, long min, long max, long *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+void
+strv_push(struct strv *s, const char *str)
+{
+	s->v = xrealloc(s->v, (s->n + 2) * sizeof(*s->v));
+	s->v[s->n++] = xstrdup(str);
+	s->v[s->n] = NULL;
+}
+
+void
+strv_release(struct strv *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+const char *const *
+strv_list(const struct strv *s)
+{
+	static const char *const empty[] = { NULL };
+
+	return s->v != NULL ? (const char *const *)s->v : empty;
 }

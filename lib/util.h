@@ -38,6 +38,7 @@ enum {
 #define PI_MAX_EVENT	(64u << 20)	/* one SSE event's data */
 #define PI_MAX_ERRBODY	(1u << 20)	/* an HTTP error body we keep */
 #define PI_MAX_TEXT	(256u << 20)	/* one content block of a reply */
+#define PI_MAX_OUTPUT	(100u << 20)	/* a tool's raw output, all told */
 
 /*
  * An error on its way up: a one-line message, the exit status it maps to,
@@ -69,8 +70,25 @@ long long pi_now_ms(void);	/* wall clock, Unix ms */
 long long pi_mono_ms(void);	/* monotonic, for timeouts */
 long long pi_mono_us(void);
 
+/* A NULL-terminated vector of strings it owns, for path lists and argv. */
+struct strv {
+	char **v;	/* v[n] == NULL; NULL while empty */
+	size_t n;
+};
+
+void strv_push(struct strv *s, const char *str);	/* copies str */
+void strv_release(struct strv *s);
+/* The vector as execve and friends want it; never NULL. */
+const char *const *strv_list(const struct strv *s);
+
 /* A UUIDv7 (time-ordered) as 36 characters plus NUL. */
 void pi_uuid7(char out[37]);
+
+/*
+ * Standard base64 (RFC 4648, with padding) of n bytes at p, as a
+ * NUL-terminated string the caller frees.
+ */
+char *pi_base64(const void *p, size_t n);
 
 /* Parse a decimal with bounds; 0 on success. */
 int pi_parse_long(const char *s, long min, long max, long *out);
