@@ -75,17 +75,20 @@ static const struct tool_def tools[] = {
 	  "\"Most entries to return (default 500)\"}}}",
 	  tool_ls },
 	{ "grep",
-	  "Search file contents for a regular expression (POSIX extended, "
-	  "with \\d \\w \\s \\b).  Lines come back as path:line: text; "
-	  ".gitignore'd files and .git are skipped, hidden files are "
-	  "searched.",
+	  "Search file contents for a regular expression (POSIX extended; "
+	  "\\d \\w \\s \\b and (?i) work, lookaround does not) or, with "
+	  "literal, for plain text.  Matches come back as path:line: text "
+	  "and context lines as path-line- text, cut at 500 characters.  "
+	  "Binary files, .gitignore'd files and .git are skipped; hidden "
+	  "files are searched.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"pattern\":{\"type\":\"string\",\"description\":"
 	  "\"Regular expression, or plain text with literal\"},"
 	  "\"path\":{\"type\":\"string\",\"description\":"
 	  "\"File or directory to search (default: the workspace)\"},"
 	  "\"glob\":{\"type\":\"string\",\"description\":"
-	  "\"Only files whose name matches, e.g. *.c or **/*.{ts,tsx}\"},"
+	  "\"Only files that match, e.g. *.c or src/**/*.{ts,tsx}: without "
+	  "a slash it matches names at any depth; a leading ! excludes\"},"
 	  "\"ignoreCase\":{\"type\":\"boolean\"},"
 	  "\"literal\":{\"type\":\"boolean\",\"description\":"
 	  "\"Match the pattern as plain text\"},"
@@ -97,8 +100,10 @@ static const struct tool_def tools[] = {
 	  tool_grep },
 	{ "find",
 	  "Find files by glob pattern (*, ?, [..], ** and {a,b}); a pattern "
-	  "without a slash matches file names at any depth.  .gitignore'd "
-	  "files and .git are skipped, hidden files are included.",
+	  "without a slash matches names at any depth, one with a slash the "
+	  "path below the search directory.  Directories that match come "
+	  "back with a trailing slash.  .gitignore'd files and .git are "
+	  "skipped, hidden files are included.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"pattern\":{\"type\":\"string\",\"description\":"
 	  "\"Glob, e.g. *.c or src/**/*.test.ts\"},"
@@ -279,8 +284,51 @@ tool_result_from_json(struct tool_result *r, struct json_object *o)
 	return 0;
 }
 
+/*
+ * Bytes of the Unicode space at p that pi makes a plain space (U+00A0,
+ * U+2000..U+200A, U+202F, U+205F, U+3000), or 0.  Models copy these
+ * from rendered text, and no one means them in a file name.
+ */
+static size_t
+unicode_space(const unsigned char *p)
+{
+	if (p[0] == 0xc2 && p[1] == 0xa0)
+		return 2;
+	if (p[0] == 0xe2 && p[1] == 0x80 && ((p[2] >= 0x80 && p[2] <= 0x8a) ||
+	    p[2] == 0xaf))
+		return 3;
+	if (p[0] == 0xe2 && p[1] == 0x81 && p[2] == 0x9f)
+		return 3;
+	if (p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80)
+		return 3;
+	return 0;
+}
+
 char *
 tool_path(const char *given)
 {
-	return xstrdup(given);
+	const unsigned char *p;
+	const char *home;
+	char *s, *o, *full;
+	size_t k;
+
+	if (*given == '@')
+		given++;
+	s = o = xstrdup(given);
+	/* The string is NUL-terminated, so p[1] and p[2] can be read. */
+	for (p = (const unsigned char *)given; *p; p++) {
+		if ((k = unicode_space(p)) != 0) {
+			*o++ = ' ';
+			p += k - 1;
+		} else
+			*o++ = (char)*p;
+	}
+	*o = '\0';
+	home = getenv("HOME");
+	if (s[0] != '~' || (s[1] != '\0' && s[1] != '/') || home == NULL ||
+	    *home == '\0')
+		return s;
+	full = xasprintf("%s%s", home, s + 1);
+	free(s);
+	return full;
 }

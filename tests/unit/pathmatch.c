@@ -1,9 +1,381 @@
-/* pathmatch: placeholder, being written. */
+/* pathmatch: globs, {a,b} alternatives and .gitignore rules. */
+#include <stdio.h>
+#include <string.h>
+
+#include "pathmatch.h"
+#include "util.h"
 #include "tap.h"
+
+static void
+m(const char *pat, const char *path, int want)
+{
+	is_int(pathmatch(pat, path), want, pat);
+	if (pathmatch(pat, path) != want)
+		diag("pattern \"%s\", path \"%s\"", pat, path);
+}
+
+static void
+g(const char *pat, const char *path, int is_dir, int want)
+{
+	struct pathmatch_glob gl;
+	struct pi_error e;
+
+	if (!ok(pathmatch_glob_init(&gl, pat, &e) == 0, "glob %s compiles",
+	    pat))
+		diag("%s", e.msg);
+	if (!ok(pathmatch_glob_match(&gl, path, is_dir) == want,
+	    "glob %s %s %s%s", pat, want ? "matches" : "does not match",
+	    path, is_dir ? "/" : ""))
+		diag("%zu alternatives", gl.n);
+	pathmatch_glob_release(&gl);
+}
+
+static void
+ig(const struct pathmatch_ignore *set, const char *path, int is_dir,
+    int want)
+{
+	static const char *const word[] = { "none", "ignored", "kept" };
+	int got = pathmatch_ignore_check(set, path, is_dir);
+
+	is_str(word[got], word[want], path);
+}
+
+static void
+wildmatch_cases(void)
+{
+	/* Most of these come from git's t3070-wildmatch.sh. */
+	m("foo", "foo", 1);
+	m("foo", "bar", 0);
+	m("", "", 1);
+	m("", "a", 0);
+	m("???", "foo", 1);
+	m("??", "foo", 0);
+	m("*", "foo", 1);
+	m("*", "", 1);
+	m("f*", "foo", 1);
+	m("*f", "foo", 0);
+	m("*foo*", "foo", 1);
+	m("*ob*a*r*", "foobar", 1);
+	m("*ab", "aaaaaaabababab", 1);
+	m("foo\\*", "foo*", 1);
+	m("foo\\*bar", "foobar", 0);
+	m("f\\\\oo", "f\\oo", 1);
+	m("\\[ab]", "[ab]", 1);
+	m("\\?", "?", 1);
+	m("\\?", "x", 0);
+	m("*[al]?", "ball", 1);
+	m("[ten]", "ten", 0);
+	m("**[!te]", "ten", 1);
+	m("**[!ten]", "ten", 0);
+	m("t[a-g]n", "ten", 1);
+	m("t[!a-g]n", "ten", 0);
+	m("t[!a-g]n", "ton", 1);
+	m("t[^a-g]n", "ton", 1);
+	m("a[]]b", "a]b", 1);
+	m("a[]-]b", "a-b", 1);
+	m("a[]-]b", "a]b", 1);
+	m("a[]-]b", "aab", 0);
+	m("a[]a-]b", "aab", 1);
+	m("[!]-]", "]", 0);
+	m("[!]-]", "a", 1);
+	m("a[c-c]st", "acrt", 0);
+	m("a[c-c]rt", "acrt", 1);
+	m("[a\\]b]", "]", 1);
+	m("[a\\-z]", "-", 1);
+	m("[a\\-z]", "m", 0);
+	m("]", "]", 1);
+	m("[ab", "[ab", 1);
+	m("a[", "a[", 1);
+	m("a[", "ab", 0);
+	m("\\", "\\", 1);
+	m("[[:alpha:]][[:digit:]][[:upper:]]", "a1B", 1);
+	m("[[:digit:][:upper:][:space:]]", "a", 0);
+	m("[[:digit:][:upper:][:space:]]", "A", 1);
+	m("[[:digit:][:upper:][:space:]]", "1", 1);
+	m("[[:digit:][:upper:][:space:]]", " ", 1);
+	m("[a-c[:digit:]x-z]", "5", 1);
+	m("[a-c[:digit:]x-z]", "b", 1);
+	m("[a-c[:digit:]x-z]", "y", 1);
+	m("[a-c[:digit:]x-z]", "q", 0);
+	m("[[:nope:]]", "n", 0);
+	m("-*-*-*-*-*-*-12-*-*-*-m-*-*-*",
+	    "-adobe-courier-bold-o-normal--12-120-75-75-m-70-iso8859-1", 1);
+	m("-*-*-*-*-*-*-12-*-*-*-m-*-*-*",
+	    "-adobe-courier-bold-o-normal--12-120-75-75-X-70-iso8859-1", 0);
+	m("XXX/*/*/*/*/*/*/12/*/*/*/m/*/*/*",
+	    "XXX/adobe/courier/bold/o/normal//12/120/75/75/m/70/iso8859/1", 1);
+	m("XXX/*/*/*/*/*/*/12/*/*/*/m/*/*/*",
+	    "XXX/adobe/courier/bold/o/normal//12/120/75/75/X/70/iso8859/1", 0);
+
+	/* '/' is crossed only by a "**" that is a whole component. */
+	m("foo*bar", "foo/baz/bar", 0);
+	m("foo**bar", "foo/baz/bar", 0);
+	m("foo?bar", "foo/bar", 0);
+	m("foo[/]bar", "foo/bar", 0);
+	m("foo[!a]bar", "foo/bar", 0);
+	m("f[^eiu][^eiu][^eiu][^eiu][^eiu]r", "foo/bar", 0);
+	m("f[^eiu][^eiu][^eiu][^eiu][^eiu]r", "foo-bar", 1);
+	m("foo/**/bar", "foo/baz/bar", 1);
+	m("foo/**/**/bar", "foo/baz/bar", 1);
+	m("foo/**/bar", "foo/b/a/z/bar", 1);
+	m("foo/**/**/bar", "foo/b/a/z/bar", 1);
+	m("foo/**/bar", "foo/bar", 1);
+	m("foo/**/**/bar", "foo/bar", 1);
+	m("foo/**/bar", "foobar", 0);
+	m("foo/**/bar", "foo/barx", 0);
+	m("**/foo", "foo", 1);
+	m("**/foo", "XXX/foo", 1);
+	m("**/foo", "bar/baz/foo", 1);
+	m("**/foo", "bar/bazfoo", 0);
+	m("*/foo", "bar/baz/foo", 0);
+	m("**/bar*", "foo/bar/baz", 0);
+	m("**/bar/*", "deep/foo/bar/baz", 1);
+	m("**/bar/*", "deep/foo/bar/baz/", 0);
+	m("**/bar/**", "deep/foo/bar/baz/", 1);
+	m("**/bar/*", "deep/foo/bar", 0);
+	m("**/bar/**", "deep/foo/bar/", 1);
+	m("**/bar/**", "deep/foo/bar", 0);
+	m("**/bar**", "foo/bar/baz", 0);
+	m("*/bar/**", "foo/bar/baz/x", 1);
+	m("*/bar/**", "deep/foo/bar/baz/x", 0);
+	m("**/bar/*/*", "deep/foo/bar/baz/x", 1);
+	m("**/*a*b*g*n*t", "abcd/abcdefg/abcdefghijk/abcdefghijklmnop.txt",
+	    1);
+	m("**/*a*b*g*n*t", "abcd/abcdefg/abcdefghijk/abcdefghijklmnop.txtz",
+	    0);
+	m("*/*/*", "foo", 0);
+	m("*/*/*", "foo/bar", 0);
+	m("*/*/*", "foo/bba/arr", 1);
+	m("*/*/*", "foo/bb/aa/rr", 0);
+	m("**/**/**", "foo/bb/aa/rr", 1);
+	m("*X*i", "abcXdefXghi", 1);
+	m("*X*i", "ab/cXd/efXg/hi", 0);
+	m("*/*X*/*/*i", "ab/cXd/efXg/hi", 1);
+	m("**/*X*/**/*i", "ab/cXd/efXg/hi", 1);
+	m("**", "a/b/c", 1);
+	m("**", "", 1);
+	m("a/**", "a/b/c", 1);
+	m("a/**", "a", 0);
+	m("**/*.c", "a.c", 1);
+	m("**/*.c", "x/y/a.c", 1);
+	m("**/*.c", "x/y/a.h", 0);
+	m("**.c", "x/a.c", 0);
+	m("*", ".hidden", 1);
+
+	/* One character is one UTF-8 sequence. */
+	m("?", "\xc3\xa9", 1);
+	m("??", "\xc3\xa9", 0);
+	m("[\xc3\xa9]", "\xc3\xa9", 1);
+	m("[a-z]", "\xc3\xa9", 0);
+	m("[\xc3\xa0-\xc3\xbf]", "\xc3\xa9", 1);
+	m("*[\xc3\xa9]", "x\xc3\xa9", 1);
+	m("[!a]", "\xc3\xa9", 1);
+	m("?", "\xff", 1);
+
+	/* Backtracking stays bounded (this would take years if not). */
+	m("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b",
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 0);
+	m("**/**/**/**/**/**/**/**/**/**/**/**/x",
+	    "a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/y", 0);
+}
+
+static void
+glob_cases(void)
+{
+	struct pathmatch_glob gl;
+	struct pi_error e;
+	char big[PATHMATCH_MAX_GLOB + 2];
+	size_t i;
+
+	/* Without '/', the name at any depth; with one, the whole path. */
+	g("*.c", "a.c", 0, 1);
+	g("*.c", "x/y/a.c", 0, 1);
+	g("*.c", "x/y/a.h", 0, 0);
+	g("*.c", "x.c/y", 0, 0);
+	g("a.c", "x/a.c", 0, 1);
+	g("**/*.c", "a.c", 0, 1);
+	g("**/*.c", "x/y/a.c", 0, 1);
+	g("src/**/*.c", "src/a.c", 0, 1);
+	g("src/**/*.c", "src/x/y/a.c", 0, 1);
+	g("src/**/*.c", "lib/src/a.c", 0, 0);
+	g("src/*.c", "src/x/a.c", 0, 0);
+	g("./src/*.c", "src/a.c", 0, 1);
+	g("./*.c", "a.c", 0, 1);
+	g("./*.c", "x/a.c", 0, 0);
+	g("././a", "a", 0, 1);
+	g("/a.c", "a.c", 0, 1);
+	g("/a.c", "x/a.c", 0, 0);
+	g("**", "x/y", 1, 1);
+	g("*", "x/.y", 0, 1);
+
+	/* A trailing '/' is for directories only. */
+	g("build/", "build", 1, 1);
+	g("build/", "build", 0, 0);
+	g("build/", "x/build", 1, 1);
+	g("src/gen/", "src/gen", 1, 1);
+	g("src/gen/", "x/src/gen", 1, 0);
+
+	/* Braces: alternatives, nested, empty, single. */
+	g("*.{c,h}", "x.c", 0, 1);
+	g("*.{c,h}", "d/x.h", 0, 1);
+	g("*.{c,h}", "x.o", 0, 0);
+	g("*.{c,h}", "x.{c,h}", 0, 0);
+	g("{src,lib}/**/*.{ts,tsx}", "lib/a/b.tsx", 0, 1);
+	g("{src,lib}/**/*.{ts,tsx}", "src/b.ts", 0, 1);
+	g("{src,lib}/**/*.{ts,tsx}", "test/a.ts", 0, 0);
+	g("{src,lib}/**/*.{ts,tsx}", "x/src/a.ts", 0, 0);
+	g("{*.md,docs/}", "docs", 1, 1);
+	g("{*.md,docs/}", "docs", 0, 0);
+	g("{*.md,docs/}", "a/b.md", 0, 1);
+	g("a{b,c{d,e}}f", "abf", 0, 1);
+	g("a{b,c{d,e}}f", "acdf", 0, 1);
+	g("a{b,c{d,e}}f", "acef", 0, 1);
+	g("a{b,c{d,e}}f", "acf", 0, 0);
+	g("a{b,c{d,e}}f", "acdef", 0, 0);
+	g("{a,}x", "ax", 0, 1);
+	g("{a,}x", "x", 0, 1);
+	g("x{}y", "xy", 0, 1);
+	g("{a}", "a", 0, 1);
+	g("{a,b}{c,d}", "bd", 0, 1);
+	g("{a,b}{c,d}", "bb", 0, 0);
+	g("{x/*,y}", "x/z", 0, 1);
+	g("{x/*,y}", "q/x/z", 0, 0);
+	g("{x/*,y}", "q/y", 0, 1);
+
+	/* Where braces make no group they are plain characters. */
+	g("a{b", "a{b", 0, 1);
+	g("a}b", "a}b", 0, 1);
+	g("a,b", "a,b", 0, 1);
+	g("a\\{b,c\\}", "a{b,c}", 0, 1);
+	g("a\\{b,c\\}", "ab", 0, 0);
+	g("{a\\,b,c}", "a,b", 0, 1);
+	g("{a\\,b,c}", "c", 0, 1);
+	g("[{]a,b}", "{a,b}", 0, 1);
+	g("{[,}]x,y}", ",x", 0, 1);
+	g("{[,}]x,y}", "}x", 0, 1);
+	g("{[,}]x,y}", "y", 0, 1);
+	g("--*", "--pre=x", 0, 1);
+
+	/* Too much is an error, and leaves nothing behind. */
+	is_int(pathmatch_glob_init(&gl, "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
+	    "{a,b}{a,b}{a,b}{a,b}{a,b}", &e), -1, "2048 alternatives refused");
+	is_str(e.code, "bad_pattern", "as bad_pattern");
+	ok(strstr(e.msg, "1024") != NULL, "the message names the limit");
+	is_int(gl.n, 0, "nothing left");
+	pathmatch_glob_release(&gl);
+	is_int(pathmatch_glob_init(&gl, "{a,b}{a,b}{a,b}{a,b}{a,b}"
+	    "{a,b}{a,b}{a,b}{a,b}{a,b}", &e), 0, "1024 alternatives are fine");
+	is_int(gl.n, 1024, "and there are 1024");
+	pathmatch_glob_release(&gl);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	is_int(pathmatch_glob_init(&gl, big, &e), -1, "a long glob refused");
+	big[PATHMATCH_MAX_GLOB] = '\0';
+	is_int(pathmatch_glob_init(&gl, big, &e), 0, "4096 bytes are fine");
+	pathmatch_glob_release(&gl);
+	/* A chain of one-member groups under many alternatives. */
+	for (i = 0; i + 3 <= 2000; i += 3)
+		memcpy(big + i, "{x}", 3);
+	big[i] = '\0';
+	memcpy(big, "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", 30);
+	is_int(pathmatch_glob_init(&gl, big, &e), -1, "deep groups refused");
+	pathmatch_glob_release(&gl);
+	pathmatch_glob_release(&gl);
+}
+
+static void
+ignore_cases(void)
+{
+	struct pathmatch_ignore set;
+	static const char text[] =
+	    "# a comment\n"
+	    "\n"
+	    "*.o\n"
+	    "!keep.o\n"
+	    "build/\n"
+	    "/root.txt\n"
+	    "doc/*.md\n"
+	    "\\#hash\n"
+	    "\\!bang\n"
+	    "trail   \n"
+	    "esc\\ \n"
+	    "crlf.txt\r\n"
+	    "**/deep/x\n"
+	    "foo/**\n"
+	    "a/**/b\n"
+	    "{p,q}\n"
+	    "src/gen/\n"
+	    "/\n"
+	    "!\n"
+	    "   # not a comment\n"
+	    "last";
+
+	pathmatch_ignore_init(&set);
+	ig(&set, "a.o", 0, PATHMATCH_NONE);
+	pathmatch_ignore_add(&set, text, sizeof(text) - 1);
+	is_int(set.n, 17, "17 rules, no comments, blanks or empty rules");
+	ig(&set, "a.o", 0, PATHMATCH_IGNORED);
+	ig(&set, "x/y/a.o", 0, PATHMATCH_IGNORED);
+	ig(&set, "a.c", 0, PATHMATCH_NONE);
+	ig(&set, "keep.o", 0, PATHMATCH_KEPT);
+	ig(&set, "x/keep.o", 0, PATHMATCH_KEPT);
+	ig(&set, "build", 1, PATHMATCH_IGNORED);
+	ig(&set, "x/build", 1, PATHMATCH_IGNORED);
+	ig(&set, "build", 0, PATHMATCH_NONE);
+	ig(&set, "root.txt", 0, PATHMATCH_IGNORED);
+	ig(&set, "x/root.txt", 0, PATHMATCH_NONE);
+	ig(&set, "doc/a.md", 0, PATHMATCH_IGNORED);
+	ig(&set, "x/doc/a.md", 0, PATHMATCH_NONE);
+	ig(&set, "doc/x/a.md", 0, PATHMATCH_NONE);
+	ig(&set, "#hash", 0, PATHMATCH_IGNORED);
+	ig(&set, "!bang", 0, PATHMATCH_IGNORED);
+	ig(&set, "bang", 0, PATHMATCH_NONE);
+	ig(&set, "trail", 0, PATHMATCH_IGNORED);
+	ig(&set, "esc ", 0, PATHMATCH_IGNORED);
+	ig(&set, "esc", 0, PATHMATCH_NONE);
+	ig(&set, "crlf.txt", 0, PATHMATCH_IGNORED);
+	ig(&set, "deep/x", 0, PATHMATCH_IGNORED);
+	ig(&set, "a/b/deep/x", 1, PATHMATCH_IGNORED);
+	ig(&set, "foo/x", 0, PATHMATCH_IGNORED);
+	ig(&set, "foo/x/y", 0, PATHMATCH_IGNORED);
+	ig(&set, "foo", 1, PATHMATCH_NONE);
+	ig(&set, "a/b", 0, PATHMATCH_IGNORED);
+	ig(&set, "a/x/y/b", 0, PATHMATCH_IGNORED);
+	ig(&set, "p", 0, PATHMATCH_NONE);
+	ig(&set, "{p,q}", 0, PATHMATCH_IGNORED);
+	ig(&set, "src/gen", 1, PATHMATCH_IGNORED);
+	ig(&set, "src/gen", 0, PATHMATCH_NONE);
+	ig(&set, "x/src/gen", 1, PATHMATCH_NONE);
+	ig(&set, "   # not a comment", 0, PATHMATCH_IGNORED);
+	ig(&set, "last", 0, PATHMATCH_IGNORED);
+
+	/* The last matching rule wins, in later text too. */
+	pathmatch_ignore_add(&set, "*.log\n!important.log\n", 21);
+	ig(&set, "important.log", 0, PATHMATCH_KEPT);
+	ig(&set, "x.log", 0, PATHMATCH_IGNORED);
+	pathmatch_ignore_add(&set, "imp*", 4);
+	ig(&set, "important.log", 0, PATHMATCH_IGNORED);
+	pathmatch_ignore_release(&set);
+	is_int(set.n, 0, "released");
+
+	pathmatch_ignore_add(&set, "!a\n*\n", 5);
+	ig(&set, "a", 0, PATHMATCH_IGNORED);
+	pathmatch_ignore_release(&set);
+	pathmatch_ignore_add(&set, "*\n!*/\n!*.c\n", 11);
+	ig(&set, "dir", 1, PATHMATCH_KEPT);
+	ig(&set, "dir/a.c", 0, PATHMATCH_KEPT);
+	ig(&set, "dir/a.h", 0, PATHMATCH_IGNORED);
+	pathmatch_ignore_release(&set);
+	pathmatch_ignore_add(&set, "", 0);
+	ig(&set, "a", 0, PATHMATCH_NONE);
+	pathmatch_ignore_release(&set);
+}
 
 int
 main(void)
 {
-	ok(1, "placeholder");
+	wildmatch_cases();
+	glob_cases();
+	ignore_cases();
 	return done_testing();
 }
