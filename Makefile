@@ -19,16 +19,23 @@ LIBOBJ = lib/buf.o lib/catalog.o lib/config.o lib/context.o lib/event.o \
 	lib/provider_openai.o lib/provider_responses.o lib/record.o lib/reply.o \
 	lib/schema.o lib/sse.o lib/utf8.o lib/util.o lib/models_data.o \
 	lib/tools.o lib/tool_fs.o lib/tool_edit.o lib/tool_search.o \
-	lib/truncate.o lib/validate.o lib/pathmatch.o
+	lib/tool_ls.o lib/udiff.o \
+	lib/truncate.o lib/validate.o lib/pathmatch.o lib/cgroup.o \
+	lib/confine.o lib/denylist.o lib/landlock.o lib/mountview.o \
+	lib/sandbox.o lib/sandbox_child.o lib/capture.o lib/tooldir.o lib/walk.o \
+	lib/retrans.o
 HDR = lib/buf.h lib/catalog.h lib/config.h lib/context.h lib/event.h \
 	lib/http.h lib/jsonx.h lib/llm.h lib/ndjson.h lib/provider.h \
 	lib/record.h lib/reply.h lib/schema.h lib/sse.h lib/utf8.h lib/util.h \
-	lib/tools.h lib/truncate.h lib/validate.h lib/pathmatch.h lib/banned.h
+	lib/tools.h lib/truncate.h lib/validate.h lib/pathmatch.h lib/cgroup.h \
+	lib/confine.h lib/denylist.h lib/landlock.h lib/mountview.h \
+	lib/sandbox.h lib/capture.h lib/tooldir.h \
+	lib/walk.h lib/retrans.h lib/udiff.h lib/banned.h
 PROGS = bin/pi-llm bin/pi-tool
 UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \
 	tests/unit/utf8.t tests/unit/reply.t tests/unit/tools_fs.t \
 	tests/unit/validate.t tests/unit/truncate.t tests/unit/pathmatch.t \
-	tests/unit/tools_search.t
+	tests/unit/tools_search.t tests/unit/retrans.t
 MAN1 = man/pi-llm.1 man/pi-tool.1
 MAN5 = man/pi-events.5 man/pi-models.5
 MAN7 = man/pi.7
@@ -69,7 +76,19 @@ bin/pi-tool: cmd/pi-tool.o lib/libpi.a
 
 $(UNIT): tests/unit/tap.h lib/libpi.a $(HDR)
 
-test: all $(UNIT)
+# Helpers the pi-tool tests run inside and around the sandbox.  They are
+# instruments, not subjects: never built with sanitizers, which cannot
+# start under the address-space limit some tests set.
+HELPERS = tests/helper/escape tests/helper/nosys
+HELPER_CFLAGS = -O2 -g
+
+tests/helper/escape: tests/helper/escape.c
+	$(CC) $(HELPER_CFLAGS) -o $@ tests/helper/escape.c
+
+tests/helper/nosys: tests/helper/nosys.c
+	$(CC) $(HELPER_CFLAGS) -o $@ tests/helper/nosys.c -lseccomp
+
+test: all $(UNIT) $(HELPERS)
 	tests/run.sh
 
 check:
@@ -116,7 +135,8 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man7/pi.7
 
 clean:
-	rm -f bin/pi-* cmd/*.o lib/*.o lib/libpi.a lib/models_data.c tests/unit/*.t $(BENCH)
+	rm -f bin/pi-* cmd/*.o lib/*.o lib/libpi.a lib/models_data.c tests/unit/*.t $(BENCH) \
+		$(HELPERS)
 	rm -rf tests/out
 
 .PHONY: all test check bench lint install uninstall clean

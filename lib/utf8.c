@@ -123,3 +123,20 @@ utf8_count(const char *s, size_t n)
 			count++;
 	return count;
 }
+
+size_t
+utf8_whole(const char *p, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	size_t i, need;
+
+	/* Look back at most three bytes for the lead byte of a sequence. */
+	for (i = n; i > 0 && n - i < 4; i--) {
+		if ((u[i - 1] & 0xc0) == 0x80)
+			continue;
+		need = u[i - 1] >= 0xf0 ? 4 : u[i - 1] >= 0xe0 ? 3 :
+		    u[i - 1] >= 0xc0 ? 2 : 1;
+		return n - (i - 1) < need ? i - 1 : n;
+	}
+	return n;
+}

@@ -19,6 +19,11 @@ int utf8_valid(const char *p, size_t n);
  * sequence cut short) replaced by one U+FFFD; -1 if out is full.
  */
 int utf8_sanitize(struct buf *out, const char *p, size_t n);
+/*
+ * The length of p without a sequence cut short at its end, so a stream
+ * read in chunks is never split inside a character.
+ */
+size_t utf8_whole(const char *p, size_t n);
 /* Code points in p (an invalid byte counts as one). */
 size_t utf8_count(const char *p, size_t n);
 

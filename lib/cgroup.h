@@ -1,0 +1,38 @@
+/*
+ * cgroup: a control group per tool call, where one can be made, for the
+ * limits rlimits cannot give: a process count that holds for uid 0
+ * (RLIMIT_NPROC does nothing for root) and a memory limit over the whole
+ * tree, page cache and tmpfs included.
+ *
+ * cgroup_create makes a child of the caller's own cgroup in the v2
+ * hierarchy when its pids and memory controllers can be had there, else
+ * in the v1 pids and memory hierarchies, and writes the limits.  What
+ * could not be made is simply absent (has_pids, has_memory stay 0) and
+ * why is kept in reason[]: the caller decides whether that is fatal.
+ * The cgroup.procs files are opened at once, so the sandboxed child can
+ * join with cgroup_join (async-signal-safe, no allocation) before it
+ * starts anything.  cgroup_kill kills every member; cgroup_remove takes
+ * the directories away once they are empty.
+ */
+#ifndef PI_CGROUP_H
+#define PI_CGROUP_H
+
+struct cgroup {
+	char *dir[2];		/* made directories (one for v2) */
+	int procs[2];		/* their cgroup.procs, or -1 */
+	int n;
+	int version;		/* 1 or 2; 0 when none was made */
+	int has_pids, has_memory;
+	char reason[256];
+};
+
+void cgroup_init(struct cgroup *cg);
+int cgroup_create(struct cgroup *cg, const char *name, long pids_max,
+    long long memory_max);
+int cgroup_join(const struct cgroup *cg);
+void cgroup_kill(const struct cgroup *cg);
+void cgroup_remove(struct cgroup *cg);
+/* Remove the (empty) cgroup of that name a killed call left behind. */
+void cgroup_sweep(const char *name);
+
+#endif

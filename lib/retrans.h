@@ -1,0 +1,4 @@
+/* retrans: placeholder, being written. */
+#ifndef PI_RETRANS_H
+#define PI_RETRANS_H
+#endif

@@ -1,0 +1,4 @@
+/* udiff: placeholder, being written. */
+#ifndef PI_UDIFF_H
+#define PI_UDIFF_H
+#endif
