@@ -73,18 +73,6 @@ on_signal(int sig)
 	got_signal = sig;
 }
 
-/* fds 0-2 must be open, or a later open() would become stdout. */
-static void
-check_fds(void)
-{
-	int fd;
-
-	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
-		;
-	if (fd > 2)
-		close(fd);
-}
-
 static int
 emit(void *arg, struct json_object *ev)
 {
@@ -464,7 +452,7 @@ main(int argc, char **argv)
 	char *text;
 	int status = 0;
 
-	check_fds();
+	pi_check_fds();
 	parse_flags(argc, argv);
 	argc -= optind;
 	argv += optind;

@@ -43,23 +43,6 @@ capture_release(struct capture *c)
 	c->fd = -1;
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static void
 lose_file(struct capture *c, const char *what)
 {
@@ -91,7 +74,7 @@ spill(struct capture *c)
 		lose_file(c, c->path);
 		return;
 	}
-	if (write_all(c->fd, c->head.data, c->head.len) == -1)
+	if (pi_write_all(c->fd, c->head.data, c->head.len) == -1)
 		lose_file(c, c->path);
 }
 
@@ -115,7 +98,7 @@ capture_add(struct capture *c, const char *p, size_t n, struct pi_error *e)
 	if (!spilled(c) && (c->total + n > c->max_bytes ||
 	    c->newlines + nl + 1 > c->max_lines))
 		spill(c);
-	if (c->fd != -1 && write_all(c->fd, p, n) == -1)
+	if (c->fd != -1 && pi_write_all(c->fd, p, n) == -1)
 		lose_file(c, c->path);
 	/* The head stops growing at its ceiling; the ring never does. */
 	k = c->max_bytes - c->head.len;

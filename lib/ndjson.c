@@ -137,23 +137,6 @@ ndjson_read_fd(struct ndjson_reader *r, int fd, struct pi_error *e)
 	}
 }
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t k;
-
-	while (n > 0) {
-		k = write(fd, p, n);
-		if (k == -1 && errno == EINTR)
-			continue;
-		if (k == -1)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 int
 ndjson_write(int fd, struct json_object *o)
 {
@@ -167,7 +150,7 @@ ndjson_write(int fd, struct json_object *o)
 	line = len + 1 <= sizeof(small) ? small : xmalloc(len + 1);
 	memcpy(line, s, len);
 	line[len] = '\n';
-	rc = write_all(fd, line, len + 1);
+	rc = pi_write_all(fd, line, len + 1);
 	if (line != small)
 		free(line);
 	return rc;

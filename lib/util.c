@@ -219,6 +219,83 @@ pi_parse_long(const char *s, long min, long max, long *out)
 	return 0;
 }
 
+int
+pi_parse_duration(const char *s, double max_s, long long *ms)
+{
+	char *end;
+	double v;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end == 's')
+		end++;
+	else if (*end == 'm')
+		v *= 60, end++;
+	else if (*end == 'h')
+		v *= 3600, end++;
+	if (errno || end == s || *end != '\0' || !(v > 0) || v > max_s)
+		return -1;
+	*ms = (long long)(v * 1000 + 0.5);
+	return *ms > 0 ? 0 : -1;
+}
+
+int
+pi_parse_size(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v;
+	int shift = 0;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (errno || *end != '\0' || v > (max >> shift))
+		return -1;
+	v <<= shift;
+	if (v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+void
+pi_check_fds(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= 2)
+		;
+	if (fd > 2)
+		close(fd);
+}
+
+int
+pi_write_all(int fd, const void *p, size_t n)
+{
+	const char *s = p;
+	ssize_t k;
+
+	while (n > 0) {
+		k = write(fd, s, n);
+		if (k == -1 && errno == EINTR)
+			continue;
+		if (k == -1)
+			return -1;
+		s += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 void
 strv_push(struct strv *s, const char *str)
 {

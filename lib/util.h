@@ -92,5 +92,18 @@ char *pi_base64(const void *p, size_t n);
 
 /* Parse a decimal with bounds; 0 on success. */
 int pi_parse_long(const char *s, long min, long max, long *out);
+/*
+ * A duration: seconds, fractions allowed, or a number followed by s, m
+ * or h; more than 0 and at most max_s seconds.  0 on success.
+ */
+int pi_parse_duration(const char *s, double max_s, long long *ms);
+/* A size in bytes, optionally followed by K, M or G (1024-based). */
+int pi_parse_size(const char *s, long long min, long long max,
+    long long *out);
+
+/* Make sure fds 0-2 are open, or a later open() would become stdout. */
+void pi_check_fds(void);
+/* write(2) until all of p is written; -1 with errno on failure. */
+int pi_write_all(int fd, const void *p, size_t n);
 
 #endif
