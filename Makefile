@@ -23,14 +23,15 @@ LIBOBJ = lib/buf.o lib/catalog.o lib/config.o lib/context.o lib/event.o \
 	lib/truncate.o lib/validate.o lib/pathmatch.o lib/cgroup.o \
 	lib/confine.o lib/denylist.o lib/landlock.o lib/mountview.o \
 	lib/sandbox.o lib/sandbox_child.o lib/capture.o lib/tooldir.o lib/walk.o \
-	lib/retrans.o
+	lib/retrans.o lib/toolcall.o lib/toolrun.o
 HDR = lib/buf.h lib/catalog.h lib/config.h lib/context.h lib/event.h \
 	lib/http.h lib/jsonx.h lib/llm.h lib/ndjson.h lib/provider.h \
 	lib/record.h lib/reply.h lib/schema.h lib/sse.h lib/utf8.h lib/util.h \
 	lib/tools.h lib/truncate.h lib/validate.h lib/pathmatch.h lib/cgroup.h \
 	lib/confine.h lib/denylist.h lib/landlock.h lib/mountview.h \
 	lib/sandbox.h lib/capture.h lib/tooldir.h \
-	lib/walk.h lib/retrans.h lib/udiff.h lib/banned.h
+	lib/walk.h lib/retrans.h lib/udiff.h lib/toolcall.h \
+	lib/toolrun.h lib/banned.h
 PROGS = bin/pi-llm bin/pi-tool
 UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \
 	tests/unit/utf8.t tests/unit/reply.t tests/unit/tools_fs.t \

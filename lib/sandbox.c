@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <limits.h>
 #include <poll.h>
 #include <pwd.h>
 #include <sched.h>
@@ -92,6 +93,25 @@ sandbox_default_masks(struct sandbox_policy *p)
 		for (i = 0; i < g.gl_pathc; i++)
 			strv_push(&p->masks, g.gl_pathv[i]);
 		globfree(&g);
+	}
+}
+
+void
+sandbox_unmask(struct sandbox_policy *p, const char *real_path)
+{
+	char buf[PATH_MAX];
+	size_t i, j;
+
+	for (i = 0; i < p->masks.n; i++) {
+		if (strcmp(p->masks.v[i], real_path) != 0 &&
+		    (realpath(p->masks.v[i], buf) == NULL ||
+		    strcmp(buf, real_path) != 0))
+			continue;
+		free(p->masks.v[i]);
+		for (j = i; j < p->masks.n; j++)
+			p->masks.v[j] = p->masks.v[j + 1];
+		p->masks.n--;
+		i--;
 	}
 }
 

@@ -98,6 +98,8 @@ struct sandbox_io {
 
 /* Add the credential directories pi-tool hides by default to p->masks. */
 void sandbox_default_masks(struct sandbox_policy *p);
+/* Drop the masks that are real_path, as given or once resolved. */
+void sandbox_unmask(struct sandbox_policy *p, const char *real_path);
 
 int sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
     const struct sandbox_job *job, struct pi_error *e);
