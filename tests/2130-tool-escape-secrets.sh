@@ -51,7 +51,7 @@ export OPENAI_API_KEY ANTHROPIC_API_KEY GITHUB_TOKEN AWS_SECRET_ACCESS_KEY \
 	MY_PASSWORD PI_API_KEY
 escape 'secrets in the environment' 'env; echo "$OPENAI_API_KEY"' no_secret
 escape 'secrets in /proc/*/environ' \
-	'cat /proc/[0-9]*/environ | tr "\0" "\n"; strings /proc/1/environ' no_secret
+	'cat /proc/[0-9]*/environ | tr "\0" "\n"; tr -cd "[:print:]\n" </proc/1/environ' no_secret
 escape 'secrets in the memory of process 1' \
 	'grep -a secret /proc/1/environ /proc/1/cmdline /proc/1/mem 2>&1 | head -c 300' \
 	no_secret
