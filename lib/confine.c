@@ -20,20 +20,23 @@
 static int
 fds(const struct confine *c, int *kept, struct pi_error *e)
 {
-	int keep = c->keep;
+	int src[4] = { c->in, c->out, c->err, c->keep }, i;
 
-	/* Move the kept fd to 3 first: dup2 below may land on it. */
-	if (keep != -1 && keep != 3) {
-		if (dup3(keep, 3, O_CLOEXEC) == -1)
+	/*
+	 * Lift every source out of the way first: one of them may sit on
+	 * a number another must take.
+	 */
+	for (i = 0; i < 4; i++)
+		if (src[i] != -1 &&
+		    (src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 10)) == -1)
 			goto fail;
-		keep = 3;
-	}
-	*kept = keep;
-	if ((c->in != 0 && dup2(c->in, 0) == -1) ||
-	    (c->out != 1 && dup2(c->out, 1) == -1) ||
-	    (c->err != 2 && dup2(c->err, 2) == -1))
+	for (i = 0; i < 3; i++)
+		if (dup2(src[i], i) == -1)
+			goto fail;
+	if (src[3] != -1 && dup3(src[3], 3, O_CLOEXEC) == -1)
 		goto fail;
-	if (syscall(SYS_close_range, keep == -1 ? 3u : 4u, ~0u, 0) == -1)
+	*kept = src[3] == -1 ? -1 : 3;
+	if (syscall(SYS_close_range, src[3] == -1 ? 3u : 4u, ~0u, 0) == -1)
 		goto fail;
 	return 0;
 fail:

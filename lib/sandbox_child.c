@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -293,8 +294,11 @@ sandbox_child_init(struct sandbox_child *c)
 	if (pid == 0)
 		sandbox_child_command(c);
 	command_pid = pid;
-	close(c->out);
-	close(c->err);
+	/* Keep only the report pipe: nothing else is process 1's business. */
+	if ((c->report != 3 && dup3(c->report, 3, O_CLOEXEC) == -1) ||
+	    syscall(SYS_close_range, 4u, ~0u, 0) == -1)
+		_exit(1);
+	c->report = 3;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = forward;
 	sigaction(SIGTERM, &sa, NULL);
