@@ -14,7 +14,8 @@
 enum {
 	RULE_NEGATE = 1,	/* a '!' rule: keeps what it matches */
 	RULE_DIR = 2,		/* matches directories only */
-	RULE_PATH = 4		/* matches the whole path, not the name */
+	RULE_PATH = 4,		/* matches the whole path, not the name */
+	RULE_FOLD = 8		/* ASCII letters match either case */
 };
 
 struct pathmatch_rule {
@@ -31,6 +32,25 @@ struct pathmatch_rule {
 enum { WM_MATCH, WM_NOMATCH, WM_ABORT_ALL, WM_ABORT_STARSTAR };
 
 #define U(s)	((const unsigned char *)(s))
+
+static uint32_t
+lower(uint32_t c)
+{
+	return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+static uint32_t
+upper(uint32_t c)
+{
+	return c >= 'a' && c <= 'z' ? c - 32 : c;
+}
+
+/* Are the text byte t and pattern byte p the same, folded or not? */
+static int
+same(unsigned char t, unsigned char p, int fold)
+{
+	return fold ? lower(t) == lower(p) : t == p;
+}
 
 /* Decode one character of s (not at its end); an invalid byte is one. */
 static size_t
@@ -134,11 +154,16 @@ member(const unsigned char **pp)
 	return c;
 }
 
-/* Does c belong to the class from p (after '[') to end (its ']')? */
+/*
+ * Does c belong to the class from p (after '[') to end (its ']')?  With
+ * fold, a letter does when either case of it is a member, so that the
+ * negated "[!a-c]" leaves out 'B' as well as 'b'.
+ */
 static int
-class_match(const unsigned char *p, const unsigned char *end, uint32_t c)
+class_match(const unsigned char *p, const unsigned char *end, uint32_t c,
+    int fold)
 {
-	uint32_t lo, hi;
+	uint32_t lo, hi, lc = fold ? lower(c) : c, uc = fold ? upper(c) : c;
 	const unsigned char *q;
 	int neg = 0, in = 0;
 
@@ -148,7 +173,8 @@ class_match(const unsigned char *p, const unsigned char *end, uint32_t c)
 	}
 	while (p < end) {
 		if ((q = posix_class(p)) != NULL) {
-			in |= posix_is(p + 2, (size_t)(q - p - 2), c);
+			in |= posix_is(p + 2, (size_t)(q - p - 2), lc) ||
+			    posix_is(p + 2, (size_t)(q - p - 2), uc);
 			p = q + 2;
 			continue;
 		}
@@ -156,15 +182,15 @@ class_match(const unsigned char *p, const unsigned char *end, uint32_t c)
 		if (p[0] == '-' && p + 1 < end) {
 			p++;
 			hi = member(&p);
-			in |= lo <= c && c <= hi;
+			in |= (lo <= lc && lc <= hi) || (lo <= uc && uc <= hi);
 		} else
-			in |= c == lo;
+			in |= lc == lo || uc == lo;
 	}
 	return in != neg;
 }
 
 static int wild(const unsigned char *, const unsigned char *,
-    const unsigned char *);
+    const unsigned char *, int);
 
 /*
  * The rest of a match from the '*' at p: a run of them is one star, or
@@ -172,7 +198,7 @@ static int wild(const unsigned char *, const unsigned char *,
  */
 static int
 wild_star(const unsigned char *p, const unsigned char *t,
-    const unsigned char *start)
+    const unsigned char *start, int fold)
 {
 	const unsigned char *star = p;
 	uint32_t c;
@@ -184,7 +210,7 @@ wild_star(const unsigned char *p, const unsigned char *t,
 	    (p[1] == '\0' || p[1] == '/');
 	p++;
 	/* "a/" "**" "/b" matches "a/b": the "**" and one '/' go. */
-	if (starstar && *p == '/' && wild(p + 1, t, start) == WM_MATCH)
+	if (starstar && *p == '/' && wild(p + 1, t, start, fold) == WM_MATCH)
 		return WM_MATCH;
 	if (*p == '\0') {
 		if (starstar || strchr((const char *)t, '/') == NULL)
@@ -192,7 +218,7 @@ wild_star(const unsigned char *p, const unsigned char *t,
 		return WM_ABORT_STARSTAR;
 	}
 	for (;;) {
-		r = wild(p, t, start);
+		r = wild(p, t, start, fold);
 		if (r != WM_NOMATCH) {
 			if (!starstar || r != WM_ABORT_STARSTAR)
 				return r;
@@ -204,23 +230,24 @@ wild_star(const unsigned char *p, const unsigned char *t,
 	}
 }
 
+/* With fold, ASCII letters match in either case. */
 static int
 wild(const unsigned char *p, const unsigned char *t,
-    const unsigned char *start)
+    const unsigned char *start, int fold)
 {
 	const unsigned char *end;
 	uint32_t c;
 
 	for (; *p != '\0'; p++) {
 		if (*p == '*')
-			return wild_star(p, t, start);
+			return wild_star(p, t, start, fold);
 		if (*t == '\0')
 			return WM_ABORT_ALL;
 		switch (*p) {
 		case '\\':
 			if (p[1] != '\0')
 				p++;
-			if (*t++ != *p)
+			if (!same(*t++, *p, fold))
 				return WM_NOMATCH;
 			break;
 		case '?':
@@ -237,12 +264,12 @@ wild(const unsigned char *p, const unsigned char *t,
 			if (*t == '/')
 				return WM_NOMATCH;
 			t += decode(t, &c);
-			if (!class_match(p + 1, end, c))
+			if (!class_match(p + 1, end, c, fold))
 				return WM_NOMATCH;
 			p = end;
 			break;
 		default:
-			if (*t++ != *p)
+			if (!same(*t++, *p, fold))
 				return WM_NOMATCH;
 			break;
 		}
@@ -253,7 +280,7 @@ wild(const unsigned char *p, const unsigned char *t,
 int
 pathmatch(const char *pat, const char *path)
 {
-	return wild(U(pat), U(path), U(pat)) == WM_MATCH;
+	return wild(U(pat), U(path), U(pat), 0) == WM_MATCH;
 }
 
 /* Does rule r match path (its last component being the name)? */
@@ -264,10 +291,10 @@ rule_match(const struct pathmatch_rule *r, const char *path, int is_dir)
 
 	if ((r->flags & RULE_DIR) && !is_dir)
 		return 0;
-	if (r->flags & RULE_PATH)
-		return pathmatch(r->pat, path);
-	name = strrchr(path, '/');
-	return pathmatch(r->pat, name != NULL ? name + 1 : path);
+	if (!(r->flags & RULE_PATH) && (name = strrchr(path, '/')) != NULL)
+		path = name + 1;
+	return wild(U(r->pat), U(path), U(r->pat),
+	    (r->flags & RULE_FOLD) != 0) == WM_MATCH;
 }
 
 /*
@@ -344,14 +371,13 @@ brace_end(const char *p, size_t i)
  * than the alternatives themselves.
  */
 static int
-expand(struct pathmatch_glob *g, const char *pat, size_t *work,
-    struct pi_error *e)
+expand(struct pathmatch_glob *g, const char *pat, unsigned flags,
+    size_t *work, struct pi_error *e)
 {
 	struct buf b;
 	const unsigned char *q;
 	size_t i, j, k, end = 0;
 	int depth, rc = 0;
-	unsigned flags = 0;
 
 	if (++*work > 16 * PATHMATCH_MAX_ALT)
 		return pi_err(e, PI_EXIT_INPUT, "bad_pattern",
@@ -402,7 +428,7 @@ expand(struct pathmatch_glob *g, const char *pat, size_t *work,
 		(void)buf_add(&b, pat, i);
 		(void)buf_add(&b, pat + k, j - k);
 		(void)buf_adds(&b, pat + end + 1);
-		rc = expand(g, b.data, work, e);
+		rc = expand(g, b.data, flags, work, e);
 		k = j + 1;
 	}
 	buf_release(&b);
@@ -410,7 +436,7 @@ expand(struct pathmatch_glob *g, const char *pat, size_t *work,
 }
 
 int
-pathmatch_glob_init(struct pathmatch_glob *g, const char *pat,
+pathmatch_glob_init(struct pathmatch_glob *g, const char *pat, int flags,
     struct pi_error *e)
 {
 	size_t work = 0;
@@ -420,7 +446,8 @@ pathmatch_glob_init(struct pathmatch_glob *g, const char *pat,
 	if (strlen(pat) > PATHMATCH_MAX_GLOB)
 		return pi_err(e, PI_EXIT_INPUT, "bad_pattern",
 		    "The glob is longer than %d bytes.", PATHMATCH_MAX_GLOB);
-	if (expand(g, pat, &work, e) == -1) {
+	if (expand(g, pat, flags & PATHMATCH_ICASE ? RULE_FOLD : 0, &work,
+	    e) == -1) {
 		pathmatch_glob_release(g);
 		return -1;
 	}

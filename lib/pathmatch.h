@@ -22,8 +22,9 @@
  *          else "**" is "*"
  *   \c     c itself, whatever it is; a trailing '\' is itself
  *
- * Matching is byte-exact (case-sensitive) and the whole of path must
- * match.  Dot files get no special treatment.
+ * Matching is byte-exact (case-sensitive unless a glob is made with
+ * PATHMATCH_ICASE) and the whole of path must match.  Dot files get
+ * no special treatment.
  *
  * struct pathmatch_glob is a glob as find and grep's glob take it:
  * {a,b} alternatives (nested, with empty members, "{a}" is "a") are
@@ -33,7 +34,9 @@
  * leading "./" or '/' is dropped but still counts as that '/'; a
  * trailing '/' makes it match directories only.  '{', '}' and ',' are
  * matched literally where they do not form a group (escape them to be
- * sure).
+ * sure).  Made with PATHMATCH_ICASE, it matches ASCII letters in either
+ * case, and a class holds a letter when it holds either case of it
+ * ("[a-c]" matches 'B'); other characters still match byte for byte.
  *
  * struct pathmatch_ignore holds the rules of gitignore(5) files: blank
  * lines and '#' comments are skipped, trailing unescaped spaces and a
@@ -53,8 +56,8 @@
  * fails except pathmatch_glob_init, on a glob longer than
  * PATHMATCH_MAX_GLOB, with more than PATHMATCH_MAX_ALT alternatives, or
  * with groups that cost too much to expand: it fills e (code
- * "bad_pattern") and returns -1, leaving g empty.  Matching backtracks as git's does,
- * pruned so that "*a*a*a*b" and the like stay polynomial.
+ * "bad_pattern") and returns -1, leaving g empty.  Matching backtracks
+ * as git's does, pruned so that "*a*a*a*b" and the like stay polynomial.
  */
 #ifndef PI_PATHMATCH_H
 #define PI_PATHMATCH_H
@@ -77,9 +80,12 @@ struct pathmatch_glob {
 	size_t cap;
 };
 
+/* Flags for pathmatch_glob_init. */
+#define PATHMATCH_ICASE	1	/* ignore the case of ASCII letters */
+
 /* Make g from pat: 0, or -1 with e filled and g empty (see above). */
 int pathmatch_glob_init(struct pathmatch_glob *g, const char *pat,
-    struct pi_error *e);
+    int flags, struct pi_error *e);
 /* 1 if path (a directory when is_dir) matches any alternative. */
 int pathmatch_glob_match(const struct pathmatch_glob *g, const char *path,
     int is_dir);

@@ -4,10 +4,8 @@
  * exactly once, and no two matches may overlap; only then is the file
  * rewritten, in place, so a failed call leaves it untouched.  Matching is
  * done on text with LF line ends and no byte order mark; both are put
- * back when the file is written.  The result is a unified diff built
- * from the replaced regions, which are known; only inside a region does
- * a (bounded) longest common subsequence of its lines find the ones a
- * model sent back unchanged.
+ * back when the file is written.  The result is a unified diff of the
+ * replaced regions, which are known (udiff.h).
  */
 #include "tools.h"
 
@@ -24,37 +22,21 @@
 #include "buf.h"
 #include "jsonx.h"
 #include "truncate.h"
+#include "udiff.h"
 #include "util.h"
 #include "banned.h"
 
 #define EDIT_MAX_FILE	(16u << 20)	/* larger files: use sed */
 #define SNIFF_BYTES	8192		/* git's rule: a NUL here is binary */
-#define CONTEXT		3		/* lines around a change in the diff */
 #define MAX_LINES_LISTED 10		/* of an ambiguous match */
 #define WIN_MAX		64	/* lines of old_text scored for the hint */
 #define HINT_WORK	50000000	/* line comparisons for the hint */
 #define HINT_SHOWN	20		/* lines of the hint shown */
-#define LCS_CELLS	(1u << 20)	/* larger regions are not split */
 
 struct edit {
 	size_t idx;		/* in the input's edits */
 	struct buf old, new;	/* with LF line ends */
 	size_t at;		/* where old matched in the file */
-};
-
-struct line {			/* a line of a block in the diff */
-	size_t no;		/* 0-based line number */
-	size_t off;		/* byte offset of its start */
-};
-
-struct block {			/* a changed run of whole lines */
-	struct line oa, ob;	/* old lines [oa, ob) */
-	struct line na, nb;	/* new lines [na, nb) */
-};
-
-struct blocks {
-	struct block *v;
-	size_t n, cap;
 };
 
 /* CRLF and lone CR made LF, as pi's normalizeToLF. */
@@ -73,27 +55,6 @@ to_lf(struct buf *out, const char *p, size_t n)
 		start = i + 1;
 	}
 	(void)buf_add(out, p + start, n - start);
-}
-
-static size_t
-count_nl(const char *p, size_t n)
-{
-	const char *q, *end = p + n;
-	size_t k = 0;
-
-	while ((q = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		k++;
-		p = q + 1;
-	}
-	return k;
-}
-
-static size_t
-line_start(const char *p, size_t at)
-{
-	while (at > 0 && p[at - 1] != '\n')
-		at--;
-	return at;
 }
 
 static size_t
@@ -136,7 +97,7 @@ find_all(const char *text, size_t n, const char *pat, size_t m,
 		at = i + 1 - m;
 		if (count++ == 0)
 			*first = at;
-		line += count_nl(text + scanned, at - scanned);
+		line += pi_count_lf(text + scanned, at - scanned);
 		scanned = at;
 		if (*nlines <= MAX_LINES_LISTED && (*nlines == 0 ||
 		    lines[*nlines - 1] != line)) {
@@ -233,8 +194,8 @@ add_closest(struct buf *msg, const char *base, size_t blen, const char *old,
 		olen--;
 	if (blen > 0 && base[blen - 1] == '\n')
 		blen--;
-	klines = count_nl(old, olen) + 1;
-	nlines = count_nl(base, blen) + 1;
+	klines = pi_count_lf(old, olen) + 1;
+	nlines = pi_count_lf(base, blen) + 1;
 	k = klines < WIN_MAX ? klines : WIN_MAX;
 	if (k > nlines)
 		k = nlines;
@@ -290,257 +251,6 @@ add_closest(struct buf *msg, const char *base, size_t blen, const char *old,
 		(void)buf_adds(msg, "\nThese lines differ from old_text only "
 		    "in whitespace/indentation: copy them exactly as they are "
 		    "in the file.");
-}
-
-/* Lines in p[a..b), each ending in '\n' but perhaps the last. */
-static size_t
-lines_in(const char *p, size_t a, size_t b)
-{
-	return count_nl(p + a, b - a) + (b > a && p[b - 1] != '\n');
-}
-
-static int
-line_eq(const char *x, size_t xa, size_t xn, const char *y, size_t ya,
-    size_t yn)
-{
-	size_t lx = line_end(x, xn, xa) - xa, ly = line_end(y, yn, ya) - ya;
-
-	return lx == ly && memcmp(x + xa, y + ya, lx) == 0;
-}
-
-/* Start of the line before the one at off (which is not the first). */
-static size_t
-prev_line(const char *p, size_t off)
-{
-	return line_start(p, off - 1);
-}
-
-/* Shrink a block by the lines it leaves as they were. */
-static void
-trim_block(struct block *b, const char *base, size_t blen, const char *res,
-    size_t rlen)
-{
-	while (b->oa.no < b->ob.no && b->na.no < b->nb.no &&
-	    line_eq(base, b->oa.off, blen, res, b->na.off, rlen)) {
-		b->oa.off = line_end(base, blen, b->oa.off), b->oa.no++;
-		b->na.off = line_end(res, rlen, b->na.off), b->na.no++;
-	}
-	while (b->oa.no < b->ob.no && b->na.no < b->nb.no) {
-		size_t o = prev_line(base, b->ob.off), n = prev_line(res,
-		    b->nb.off);
-
-		if (b->ob.off - o != b->nb.off - n ||
-		    memcmp(base + o, res + n, b->ob.off - o) != 0)
-			break;
-		b->ob.off = o, b->ob.no--;
-		b->nb.off = n, b->nb.no--;
-	}
-}
-
-static void
-add_lines(struct buf *d, char mark, const char *p, size_t a, size_t b)
-{
-	size_t e;
-
-	for (; a < b; a = e) {
-		e = line_end(p, b, a);
-		(void)buf_addc(d, mark);
-		(void)buf_add(d, p + a, e - a);
-		if (p[e - 1] != '\n')
-			(void)buf_adds(d, "\n\\ No newline at end of file\n");
-	}
-}
-
-static void
-add_range(struct buf *d, char sign, size_t start, size_t count)
-{
-	if (count == 1)
-		(void)buf_addf(d, "%c%zu", sign, start + 1);
-	else
-		(void)buf_addf(d, "%c%zu,%zu", sign, count ? start + 1 : start,
-		    count);
-}
-
-/* One hunk: blocks b[0..n), CONTEXT lines around. */
-static void
-add_hunk(struct buf *d, const struct block *b, size_t n, const char *base,
-    size_t blen, const char *res)
-{
-	size_t hs = b[0].oa.off, hsno = b[0].oa.no, he = b[n - 1].ob.off;
-	size_t heno = b[n - 1].ob.no, i, oldn, newn;
-
-	for (i = 0; i < CONTEXT && hs > 0; i++)
-		hs = prev_line(base, hs), hsno--;
-	for (i = 0; i < CONTEXT && he < blen; i++)
-		he = line_end(base, blen, he), heno++;
-	oldn = heno - hsno;
-	newn = oldn;
-	for (i = 0; i < n; i++)
-		newn = newn + (b[i].nb.no - b[i].na.no) - (b[i].ob.no -
-		    b[i].oa.no);
-	(void)buf_adds(d, "@@ ");
-	add_range(d, '-', hsno, oldn);
-	(void)buf_addc(d, ' ');
-	add_range(d, '+', b[0].na.no - (b[0].oa.no - hsno), newn);
-	(void)buf_adds(d, " @@\n");
-	add_lines(d, ' ', base, hs, b[0].oa.off);
-	for (i = 0; i < n; i++) {
-		if (i > 0)
-			add_lines(d, ' ', base, b[i - 1].ob.off, b[i].oa.off);
-		add_lines(d, '-', base, b[i].oa.off, b[i].ob.off);
-		add_lines(d, '+', res, b[i].na.off, b[i].nb.off);
-	}
-	add_lines(d, ' ', base, b[n - 1].ob.off, he);
-}
-
-static void
-add_block(struct blocks *bs, const struct block *b)
-{
-	struct block *last = bs->n ? &bs->v[bs->n - 1] : NULL;
-
-	if (b->oa.no == b->ob.no && b->na.no == b->nb.no)
-		return;
-	/* Changes that touch are one, as diff(1) prints them. */
-	if (last != NULL && last->ob.no == b->oa.no) {
-		last->ob = b->ob;
-		last->nb = b->nb;
-		return;
-	}
-	if (bs->n == bs->cap) {
-		bs->cap = bs->cap ? 2 * bs->cap : 16;
-		bs->v = xrealloc(bs->v, bs->cap * sizeof(*bs->v));
-	}
-	bs->v[bs->n++] = *b;
-}
-
-/* Offsets of the n lines of p[a..b), and b after them. */
-static size_t *
-line_offsets(const char *p, size_t a, size_t b, size_t n)
-{
-	size_t *off = xcalloc(n + 1, sizeof(*off)), i;
-
-	for (i = 0; i < n; i++, a = line_end(p, b, a))
-		off[i] = a;
-	off[n] = b;
-	return off;
-}
-
-static int
-same_line(const char *x, const size_t *xo, size_t i, const char *y,
-    const size_t *yo, size_t j)
-{
-	return xo[i + 1] - xo[i] == yo[j + 1] - yo[j] &&
-	    memcmp(x + xo[i], y + yo[j], xo[i + 1] - xo[i]) == 0;
-}
-
-/*
- * Add b split into the changes a longest common subsequence of its lines
- * leaves, so that lines a model sent back unchanged inside old_text show
- * as context.  A region too large for the table is added whole.
- */
-static void
-add_split(struct blocks *bs, const struct block *b, const char *base,
-    const char *res)
-{
-	size_t n = b->ob.no - b->oa.no, m = b->nb.no - b->na.no, w = m + 1;
-	size_t *oo, *no, i, j, ci = 0, cj = 0;
-	struct block c;
-	uint32_t *t, down, right;
-	int open = 0;
-
-	if (n == 0 || m == 0 || n + 1 > LCS_CELLS / w) {
-		add_block(bs, b);
-		return;
-	}
-	oo = line_offsets(base, b->oa.off, b->ob.off, n);
-	no = line_offsets(res, b->na.off, b->nb.off, m);
-	t = xcalloc((n + 1) * w, sizeof(*t));
-	for (i = n; i-- > 0; )
-		for (j = m; j-- > 0; ) {
-			down = t[(i + 1) * w + j], right = t[i * w + j + 1];
-			t[i * w + j] = same_line(base, oo, i, res, no, j) ?
-			    t[(i + 1) * w + j + 1] + 1 : down > right ? down :
-			    right;
-		}
-	/* Walk the table; each run between common lines is a change. */
-	for (i = 0, j = 0; i <= n && j <= m; ) {
-		if ((i == n && j == m) || (i < n && j < m &&
-		    same_line(base, oo, i, res, no, j))) {
-			if (open) {
-				c.oa = (struct line){ b->oa.no + ci, oo[ci] };
-				c.ob = (struct line){ b->oa.no + i, oo[i] };
-				c.na = (struct line){ b->na.no + cj, no[cj] };
-				c.nb = (struct line){ b->na.no + j, no[j] };
-				add_block(bs, &c);
-				open = 0;
-			}
-			i++, j++;
-			continue;
-		}
-		if (!open)
-			ci = i, cj = j, open = 1;
-		if (j == m || (i < n && t[(i + 1) * w + j] >= t[i * w + j + 1]))
-			i++;
-		else
-			j++;
-	}
-	free(t);
-	free(oo);
-	free(no);
-}
-
-/*
- * The unified diff of base to res, edits sorted by position.  Returns
- * the 1-based first changed line of res, 0 when nothing changed.
- */
-static size_t
-make_diff(struct buf *d, const char *given, const char *base, size_t blen,
-    const char *res, size_t rlen, struct edit **ed, size_t ned)
-{
-	struct blocks bs = { NULL, 0, 0 };
-	struct block b;
-	size_t i = 0, j, s, e, re, end, rend, first = 0;
-	size_t bno = 0, boff = 0, rno = 0, roff = 0;
-	long long delta = 0, dstart;
-
-	while (i < ned) {
-		/* Edits whose whole lines touch make one block. */
-		s = line_start(base, ed[i]->at);
-		dstart = delta;
-		for (j = i;; ) {
-			delta += (long long)ed[j]->new.len -
-			    (long long)ed[j]->old.len;
-			e = ed[j]->at + ed[j]->old.len;
-			re = (size_t)((long long)e + delta);
-			end = (e == 0 || base[e - 1] == '\n') && (re == 0 ||
-			    res[re - 1] == '\n') ? e : line_end(base, blen, e);
-			if (++j == ned || line_start(base, ed[j]->at) >= end)
-				break;
-		}
-		rend = (size_t)((long long)end + delta);
-		bno += count_nl(base + boff, s - boff), boff = s;
-		rno += count_nl(res + roff, (size_t)((long long)s + dstart) -
-		    roff), roff = (size_t)((long long)s + dstart);
-		b.oa = (struct line){ bno, s };
-		b.ob = (struct line){ bno + lines_in(base, s, end), end };
-		b.na = (struct line){ rno, roff };
-		b.nb = (struct line){ rno + lines_in(res, roff, rend), rend };
-		trim_block(&b, base, blen, res, rlen);
-		add_split(&bs, &b, base, res);
-		i = j;
-	}
-	if (bs.n > 0) {
-		first = bs.v[0].na.no + 1;
-		(void)buf_addf(d, "--- a/%s\n+++ b/%s\n", given, given);
-	}
-	for (i = 0; i < bs.n; i = j) {
-		for (j = i + 1; j < bs.n && bs.v[j].oa.no - bs.v[j - 1].ob.no <=
-		    2 * CONTEXT; j++)
-			;
-		add_hunk(d, bs.v + i, j - i, base, blen, res);
-	}
-	free(bs.v);
-	return first;
 }
 
 static int
@@ -739,6 +449,7 @@ tool_edit(struct json_object *in, const struct tool_limits *lim,
 	struct json_object *arr = jsonx_arr(in, "edits"), *o, *ot, *nt;
 	struct buf raw, base, res, out, diff;
 	struct edit *ed = NULL, **pos = NULL;
+	struct udiff_change *ch = NULL;
 	size_t ned, i, at, first;
 	char *path = NULL, *q;
 	int bom, crlf;
@@ -754,6 +465,7 @@ tool_edit(struct json_object *in, const struct tool_limits *lim,
 		    "and edits, a non-empty list of {old_text, new_text}.");
 	ed = xcalloc(ned, sizeof(*ed));
 	pos = xcalloc(ned, sizeof(*pos));
+	ch = xcalloc(ned, sizeof(*ch));
 	for (i = 0; i < ned; i++) {
 		ed[i].idx = i;
 		buf_init(&ed[i].old, TOOL_MAX_OUTPUT);
@@ -805,6 +517,8 @@ tool_edit(struct json_object *in, const struct tool_limits *lim,
 		(void)buf_add(&res, base.data + at, pos[i]->at - at);
 		(void)buf_add(&res, pos[i]->new.data, pos[i]->new.len);
 		at = pos[i]->at + pos[i]->old.len;
+		ch[i] = (struct udiff_change){ pos[i]->at, pos[i]->old.len,
+		    pos[i]->new.len };
 	}
 	if (buf_add(&res, base.data + at, base.len - at) == -1) {
 		tool_fail(r, "too_large", "The edited %s would be too large.",
@@ -817,8 +531,8 @@ tool_edit(struct json_object *in, const struct tool_limits *lim,
 		    "equals its old_text.", given);
 		goto out;
 	}
-	first = make_diff(&diff, given, base.data, base.len, res.data,
-	    res.len, pos, ned);
+	first = udiff_append(&diff, given, base.data, base.len, res.data,
+	    res.len, ch, ned);
 	if (bom)
 		(void)buf_add(&out, "\xef\xbb\xbf", 3);
 	for (i = 0, at = 0; crlf && i < res.len; i++)
@@ -838,6 +552,7 @@ out:
 	}
 	free(ed);
 	free(pos);
+	free(ch);
 	free(path);
 	buf_release(&raw);
 	buf_release(&base);

@@ -1,20 +1,17 @@
 /*
- * tool_fs: read, write and ls (see tools.h), as pi's read.ts, write.ts
- * and ls.ts.  read streams through a file with a bounded buffer, keeping
- * only the lines it will show while it counts the rest, so a file of any
- * size costs at most the output limit in memory.
+ * tool_fs: read and write (see tools.h), as pi's read.ts and write.ts.
+ * read streams through a file with a bounded buffer, keeping only the
+ * lines it will show while it counts the rest, so a file of any size
+ * costs at most the output limit in memory.
  */
 #include "tools.h"
 
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -27,66 +24,11 @@
 #define READ_CHUNK	(64u << 10)
 #define SNIFF_BYTES	8192		/* git's rule: a NUL here is binary */
 #define IMAGE_MAX	(5u << 20)	/* what we send without resizing */
-#define LS_LIMIT	500
-
-/* No more than a quarter of the output ceiling, so buffers cannot wrap. */
-static size_t
-max_bytes(const struct tool_limits *lim)
-{
-	if (lim == NULL || lim->max_bytes == 0)
-		return TRUNCATE_MAX_BYTES;
-	return lim->max_bytes < TOOL_MAX_OUTPUT / 4 ? lim->max_bytes :
-	    TOOL_MAX_OUTPUT / 4;
-}
 
 static size_t
 max_lines(const struct tool_limits *lim)
 {
 	return lim && lim->max_lines ? lim->max_lines : TRUNCATE_MAX_LINES;
-}
-
-/*
- * An optional positive integer argument: 0 when absent, -1 (r failed)
- * when present but not a number of at least 1.
- */
-static long long
-arg_count(struct json_object *in, const char *key, struct tool_result *r)
-{
-	struct json_object *v = jsonx_get(in, key);
-	double d;
-
-	if (v == NULL)
-		return 0;
-	if (jsonx_is(v, json_type_int) || jsonx_is(v, json_type_double)) {
-		d = json_object_get_double(v);
-		if (d >= 1 && d < 1e15)
-			return (long long)d;
-	}
-	tool_fail(r, "invalid_arguments", "%s must be a whole number of at "
-	    "least 1.", key);
-	return -1;
-}
-
-static struct json_object *
-truncation_json(const struct truncation *t)
-{
-	struct json_object *o = json_object_new_object(), *d;
-	const char *by = truncate_by_name(t->by);
-
-	jsonx_set_bool(o, "truncated", t->truncated);
-	jsonx_set(o, "truncatedBy", by ? json_object_new_string(by) : NULL);
-	jsonx_set_int(o, "totalLines", (int64_t)t->total_lines);
-	jsonx_set_int(o, "totalBytes", (int64_t)t->total_bytes);
-	jsonx_set_int(o, "outputLines", (int64_t)t->output_lines);
-	jsonx_set_int(o, "outputBytes", (int64_t)t->output_bytes);
-	jsonx_set_bool(o, "lastLinePartial", t->last_line_partial);
-	jsonx_set_bool(o, "firstLineExceedsLimit",
-	    t->first_line_exceeds_limit);
-	jsonx_set_int(o, "maxLines", (int64_t)t->max_lines);
-	jsonx_set_int(o, "maxBytes", (int64_t)t->max_bytes);
-	d = json_object_new_object();
-	jsonx_set(d, "truncation", o);
-	return d;
 }
 
 /* read: the walk through the text, line by line. */
@@ -275,13 +217,14 @@ read_result(struct walk *w, const char *given, long long offset,
 	if (w->start > total)
 		return tool_fail(r, "offset_beyond_end", "Offset %lld is "
 		    "beyond end of file (%zu lines total)", offset, total);
-	format_size(limsz, max_bytes(lim));
+	format_size(limsz, tool_max_bytes(lim));
 	if (t->first_line_exceeds_limit) {
 		(void)buf_addf(&r->output, "[Line %zu is %s, exceeds %s limit. "
 		    "Use bash: sed -n '%zup' ", w->start,
 		    format_size(sz, w->first_len), limsz, w->start);
 		add_shell_word(&r->output, given);
-		(void)buf_addf(&r->output, " | head -c %zu]", max_bytes(lim));
+		(void)buf_addf(&r->output, " | head -c %zu]",
+		    tool_max_bytes(lim));
 	} else if (t->truncated) {
 		last = w->start + t->output_lines - 1;
 		(void)buf_add(&r->output, w->text.data, w->text.len);
@@ -304,7 +247,7 @@ read_result(struct walk *w, const char *given, long long offset,
 	}
 	if (t->truncated) {
 		r->truncated = 1;
-		r->details = truncation_json(t);
+		r->details = tool_truncation_json(t);
 	}
 	return 0;
 }
@@ -364,8 +307,8 @@ tool_read(struct json_object *in, const struct tool_limits *lim,
 	if (given == NULL)
 		return tool_fail(r, "invalid_arguments", "read needs "
 		    "file_path, the path of the file to read.");
-	if ((offset = arg_count(in, "offset", r)) == -1 ||
-	    (limit = arg_count(in, "limit", r)) == -1)
+	if ((offset = tool_arg_count(in, "offset", r)) == -1 ||
+	    (limit = tool_arg_count(in, "limit", r)) == -1)
 		return 0;
 	path = tool_path(given);
 	fd = open_file(path, given, &st, r);
@@ -396,10 +339,10 @@ tool_read(struct json_object *in, const struct tool_limits *lim,
 	w.start = offset ? (size_t)offset : 1;
 	w.limit = (size_t)limit;
 	w.line = 1;
-	buf_init(&w.cur, max_bytes(lim) + 1);
-	buf_init(&w.san, 3 * max_bytes(lim) + 4);
-	buf_init(&w.text, max_bytes(lim) + 1);
-	truncate_init(&w.t, max_lines(lim), max_bytes(lim));
+	buf_init(&w.cur, tool_max_bytes(lim) + 1);
+	buf_init(&w.san, 3 * tool_max_bytes(lim) + 4);
+	buf_init(&w.text, tool_max_bytes(lim) + 1);
+	truncate_init(&w.t, max_lines(lim), tool_max_bytes(lim));
 	start_line(&w);
 	feed(&w, chunk, n);
 	while (k > 0 && (k = read_some(fd, chunk, READ_CHUNK)) > 0)
@@ -530,140 +473,5 @@ tool_write(struct json_object *in, const struct tool_limits *lim,
 		return write_fail(r, given, e);
 	(void)buf_addf(&r->output, "Successfully wrote %zu bytes to %s", n,
 	    given);
-	return 0;
-}
-
-static int
-by_name(const void *a, const void *b)
-{
-	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	int c = strcasecmp(x, y);
-
-	return c ? c : strcmp(x, y);
-}
-
-/*
- * ls: every entry is read, but only the first keep in order are held:
- * when twice that many are held, they are sorted and the rest dropped.
- * Only the first keep are then surely the first of all.
- */
-static int
-ls_dir(DIR *d, size_t keep, size_t limit,
-    const struct tool_limits *lim, struct tool_result *r)
-{
-	struct truncation t;
-	struct dirent *de;
-	struct stat st;
-	struct buf all;
-	char **names = xcalloc(2 * keep, sizeof(*names));
-	size_t n = 0, count = 0, i, out;
-	char lsz[FORMAT_SIZE_LEN];
-	int e;
-
-	for (;;) {
-		errno = 0;
-		if ((de = readdir(d)) == NULL)
-			break;
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0 ||
-		    fstatat(dirfd(d), de->d_name, &st, 0) == -1)
-			continue;
-		count++;
-		names[n++] = xasprintf("%s%s", de->d_name,
-		    S_ISDIR(st.st_mode) ? "/" : "");
-		if (n == 2 * keep) {
-			qsort(names, n, sizeof(*names), by_name);
-			for (; n > keep; n--)
-				free(names[n - 1]);
-		}
-	}
-	if ((e = errno) != 0) {
-		tool_fail(r, e == EACCES ? "permission_denied" : "io_error",
-		    "Cannot read directory: %s", strerror(e));
-		goto out;
-	}
-	if (count == 0) {
-		(void)buf_adds(&r->output, "(empty directory)");
-		goto out;
-	}
-	qsort(names, n, sizeof(*names), by_name);
-	buf_init(&all, TOOL_MAX_OUTPUT);
-	for (i = 0; i < n && i < keep; i++) {
-		if (i > 0)
-			(void)buf_addc(&all, '\n');
-		(void)utf8_sanitize(&all, names[i], strlen(names[i]));
-	}
-	out = truncate_head(&t, all.data, all.len, SIZE_MAX, max_bytes(lim));
-	(void)buf_add(&r->output, all.data, out);
-	buf_release(&all);
-	if (count > limit)
-		(void)buf_addf(&r->output, "\n\n[%zu entries limit reached. "
-		    "Use limit=%zu for more", limit, 2 * limit);
-	if (t.truncated)
-		(void)buf_addf(&r->output, "%s%s limit reached", count > limit ?
-		    ". " : "\n\n[", format_size(lsz, max_bytes(lim)));
-	if (count > limit || t.truncated) {
-		(void)buf_addc(&r->output, ']');
-		r->truncated = 1;
-		/* pi's details: {truncation?, entryLimitReached?}. */
-		r->details = t.truncated ? truncation_json(&t) :
-		    json_object_new_object();
-		if (count > limit)
-			jsonx_set_int(r->details, "entryLimitReached",
-			    (int64_t)limit);
-	}
-out:
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return 0;
-}
-
-int
-tool_ls(struct json_object *in, const struct tool_limits *lim,
-    struct tool_result *r)
-{
-	struct json_object *pv = jsonx_get(in, "path");
-	const char *given = jsonx_str(in, "path");
-	struct stat st;
-	long long limit;
-	size_t keep;
-	char *path;
-	DIR *d = NULL;
-	int e = 0;
-
-	if (pv != NULL && given == NULL)
-		return tool_fail(r, "invalid_arguments", "path must be a "
-		    "string.");
-	if (given == NULL)
-		given = ".";
-	if ((limit = arg_count(in, "limit", r)) == -1)
-		return 0;
-	if (limit == 0)
-		limit = LS_LIMIT;
-	path = tool_path(given);
-	memset(&st, 0, sizeof(st));
-	if (stat(path, &st) == -1)
-		e = errno;
-	else if (!S_ISDIR(st.st_mode))
-		e = ENOTDIR;
-	else if ((d = opendir(path)) == NULL)
-		e = errno;
-	free(path);
-	if (e == ENOENT || (e == ENOTDIR && st.st_mode == 0))
-		return tool_fail(r, "not_found", "Path not found: %s", given);
-	if (e == ENOTDIR)
-		return tool_fail(r, "not_a_directory", "Not a directory: %s",
-		    given);
-	if (e != 0)
-		return tool_fail(r, e == EACCES || e == EPERM ?
-		    "permission_denied" : "io_error",
-		    "Cannot read directory: %s", strerror(e));
-	/* No more can be shown than fit in the byte limit. */
-	keep = max_bytes(lim) / 2 + 2;
-	if ((size_t)limit < keep)
-		keep = (size_t)limit;
-	ls_dir(d, keep, (size_t)limit, lim, r);
-	closedir(d);
 	return 0;
 }

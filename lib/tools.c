@@ -2,11 +2,13 @@
 #include "tools.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jsonx.h"
+#include "truncate.h"
 #include "util.h"
 #include "banned.h"
 
@@ -99,7 +101,8 @@ static const struct tool_def tools[] = {
 	  "\"required\":[\"pattern\"]}",
 	  tool_grep },
 	{ "find",
-	  "Find files by glob pattern (*, ?, [..], ** and {a,b}); a pattern "
+	  "Find files by glob pattern (*, ?, [..], ** and {a,b}), ignoring "
+	  "case unless the pattern has an uppercase letter; a pattern "
 	  "without a slash matches names at any depth, one with a slash the "
 	  "path below the search directory.  Directories that match come "
 	  "back with a trailing slash.  .gitignore'd files and .git are "
@@ -331,4 +334,53 @@ tool_path(const char *given)
 	full = xasprintf("%s%s", home, s + 1);
 	free(s);
 	return full;
+}
+
+size_t
+tool_max_bytes(const struct tool_limits *lim)
+{
+	if (lim == NULL || lim->max_bytes == 0)
+		return TRUNCATE_MAX_BYTES;
+	return lim->max_bytes < TOOL_MAX_OUTPUT / 4 ? lim->max_bytes :
+	    TOOL_MAX_OUTPUT / 4;
+}
+
+long long
+tool_arg_count(struct json_object *in, const char *key, struct tool_result *r)
+{
+	struct json_object *v = jsonx_get(in, key);
+	double d;
+
+	if (v == NULL)
+		return 0;
+	if (jsonx_is(v, json_type_int) || jsonx_is(v, json_type_double)) {
+		d = json_object_get_double(v);
+		if (d >= 1 && d < 1e15)
+			return (long long)d;
+	}
+	tool_fail(r, "invalid_arguments", "%s must be a whole number of at "
+	    "least 1.", key);
+	return -1;
+}
+
+struct json_object *
+tool_truncation_json(const struct truncation *t)
+{
+	struct json_object *o = json_object_new_object(), *d;
+	const char *by = truncate_by_name(t->by);
+
+	jsonx_set_bool(o, "truncated", t->truncated);
+	jsonx_set(o, "truncatedBy", by ? json_object_new_string(by) : NULL);
+	jsonx_set_int(o, "totalLines", (int64_t)t->total_lines);
+	jsonx_set_int(o, "totalBytes", (int64_t)t->total_bytes);
+	jsonx_set_int(o, "outputLines", (int64_t)t->output_lines);
+	jsonx_set_int(o, "outputBytes", (int64_t)t->output_bytes);
+	jsonx_set_bool(o, "lastLinePartial", t->last_line_partial);
+	jsonx_set_bool(o, "firstLineExceedsLimit",
+	    t->first_line_exceeds_limit);
+	jsonx_set_int(o, "maxLines", (int64_t)t->max_lines);
+	jsonx_set_int(o, "maxBytes", (int64_t)t->max_bytes);
+	d = json_object_new_object();
+	jsonx_set(d, "truncation", o);
+	return d;
 }

@@ -25,6 +25,7 @@
 #include "buf.h"
 
 struct json_object;
+struct truncation;
 
 /* The model-visible output of any tool stays under this. */
 #define TOOL_MAX_OUTPUT	(64u << 20)
@@ -74,6 +75,21 @@ int tool_result_from_json(struct tool_result *r, struct json_object *o);
  * frees the result.
  */
 char *tool_path(const char *given);
+
+/*
+ * What more than one tool does the same way.  tool_max_bytes is lim's
+ * byte limit for the model-visible text (TRUNCATE_MAX_BYTES when unset),
+ * but never more than a quarter of TOOL_MAX_OUTPUT, so that buffers a
+ * few times that size cannot wrap.  tool_arg_count reads an optional
+ * count: 0 when key is absent, -1 with r failed when it is not a number
+ * of at least 1 (a fraction is cut to a whole number).
+ * tool_truncation_json is pi's details for cut output, {"truncation":
+ * {...}}, a new object the caller owns.
+ */
+size_t tool_max_bytes(const struct tool_limits *lim);
+long long tool_arg_count(struct json_object *in, const char *key,
+    struct tool_result *r);
+struct json_object *tool_truncation_json(const struct truncation *t);
 
 /* The implementations, one file per family. */
 int tool_read(struct json_object *, const struct tool_limits *,

@@ -323,3 +323,16 @@ strv_list(const struct strv *s)
 
 	return s->v != NULL ? (const char *const *)s->v : empty;
 }
+
+size_t
+pi_count_lf(const char *p, size_t n)
+{
+	const char *q, *end = p + n;
+	size_t k = 0;
+
+	while ((q = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		k++;
+		p = q + 1;
+	}
+	return k;
+}

@@ -105,5 +105,7 @@ int pi_parse_size(const char *s, long long min, long long max,
 void pi_check_fds(void);
 /* write(2) until all of p is written; -1 with errno on failure. */
 int pi_write_all(int fd, const void *p, size_t n);
+/* How many '\n' bytes the n bytes at p hold. */
+size_t pi_count_lf(const char *p, size_t n);
 
 #endif

@@ -15,19 +15,33 @@ m(const char *pat, const char *path, int want)
 }
 
 static void
-g(const char *pat, const char *path, int is_dir, int want)
+gf(const char *pat, int flags, const char *path, int is_dir, int want)
 {
 	struct pathmatch_glob gl;
 	struct pi_error e;
 
-	if (!ok(pathmatch_glob_init(&gl, pat, &e) == 0, "glob %s compiles",
-	    pat))
+	if (!ok(pathmatch_glob_init(&gl, pat, flags, &e) == 0,
+	    "glob %s compiles", pat))
 		diag("%s", e.msg);
 	if (!ok(pathmatch_glob_match(&gl, path, is_dir) == want,
-	    "glob %s %s %s%s", pat, want ? "matches" : "does not match",
-	    path, is_dir ? "/" : ""))
+	    "glob %s%s %s %s%s", pat, flags & PATHMATCH_ICASE ? " (icase)" :
+	    "", want ? "matches" : "does not match", path, is_dir ? "/" : ""))
 		diag("%zu alternatives", gl.n);
 	pathmatch_glob_release(&gl);
+}
+
+static void
+g(const char *pat, const char *path, int is_dir, int want)
+{
+	gf(pat, 0, path, is_dir, want);
+}
+
+/* The same glob matched with case and without. */
+static void
+gi(const char *pat, const char *path, int want, int want_icase)
+{
+	gf(pat, 0, path, 0, want);
+	gf(pat, PATHMATCH_ICASE, path, 0, want_icase);
 }
 
 static void
@@ -256,29 +270,59 @@ glob_cases(void)
 	g("{[,}]x,y}", "y", 0, 1);
 	g("--*", "--pre=x", 0, 1);
 
+	/* PATHMATCH_ICASE folds ASCII letters, in classes too. */
+	gi("readme.md", "README.md", 0, 1);
+	gi("README.md", "readme.md", 0, 1);
+	gi("readme.md", "readme.md", 1, 1);
+	gi("*.c", "X.C", 0, 1);
+	gi("src/*.c", "SRC/a.c", 0, 1);
+	gi("src/*.c", "x/src/a.c", 0, 0);
+	gi("**/makefile", "a/B/Makefile", 0, 1);
+	gi("*.{ts,tsx}", "A.TSX", 0, 1);
+	gi("[a-c]x", "Bx", 0, 1);
+	gi("[A-C]x", "bx", 0, 1);
+	gi("[!a-c]x", "Bx", 1, 0);
+	gi("[[:lower:]]", "Q", 0, 1);
+	gi("[[:upper:]]", "q", 0, 1);
+	gi("[[:digit:]]", "Q", 0, 0);
+	gi("\\A", "a", 0, 1);
+	gi("?", "Q", 1, 1);
+	gi("[!B]x", "bx", 1, 0);
+	gi("[^b]x", "Bx", 1, 0);
+	gi("[b-b]x", "Bx", 0, 1);
+	gi("_", "\x7f", 0, 0);
+	gi("@", "`", 0, 0);
+	gi("a\\[b", "a{b", 0, 0);
+	gi("[", "[", 1, 1);
+	gi("\xc3\xa9", "\xc3\x89", 0, 0);
+	gf("build/", PATHMATCH_ICASE, "BUILD", 1, 1);
+	gf("build/", PATHMATCH_ICASE, "BUILD", 0, 0);
+
 	/* Too much is an error, and leaves nothing behind. */
 	is_int(pathmatch_glob_init(&gl, "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}"
-	    "{a,b}{a,b}{a,b}{a,b}{a,b}", &e), -1, "2048 alternatives refused");
+	    "{a,b}{a,b}{a,b}{a,b}{a,b}", 0, &e), -1,
+	    "2048 alternatives refused");
 	is_str(e.code, "bad_pattern", "as bad_pattern");
 	ok(strstr(e.msg, "1024") != NULL, "the message names the limit");
 	is_int(gl.n, 0, "nothing left");
 	pathmatch_glob_release(&gl);
 	is_int(pathmatch_glob_init(&gl, "{a,b}{a,b}{a,b}{a,b}{a,b}"
-	    "{a,b}{a,b}{a,b}{a,b}{a,b}", &e), 0, "1024 alternatives are fine");
+	    "{a,b}{a,b}{a,b}{a,b}{a,b}", 0, &e), 0,
+	    "1024 alternatives are fine");
 	is_int(gl.n, 1024, "and there are 1024");
 	pathmatch_glob_release(&gl);
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	is_int(pathmatch_glob_init(&gl, big, &e), -1, "a long glob refused");
+	is_int(pathmatch_glob_init(&gl, big, 0, &e), -1, "a long glob refused");
 	big[PATHMATCH_MAX_GLOB] = '\0';
-	is_int(pathmatch_glob_init(&gl, big, &e), 0, "4096 bytes are fine");
+	is_int(pathmatch_glob_init(&gl, big, 0, &e), 0, "4096 bytes are fine");
 	pathmatch_glob_release(&gl);
 	/* A chain of one-member groups under many alternatives. */
 	for (i = 0; i + 3 <= 2000; i += 3)
 		memcpy(big + i, "{x}", 3);
 	big[i] = '\0';
 	memcpy(big, "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", 30);
-	is_int(pathmatch_glob_init(&gl, big, &e), -1, "deep groups refused");
+	is_int(pathmatch_glob_init(&gl, big, 0, &e), -1, "deep groups refused");
 	pathmatch_glob_release(&gl);
 	pathmatch_glob_release(&gl);
 }
