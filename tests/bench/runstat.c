@@ -6,6 +6,8 @@
  *
  * usage: runstat N command [arg ...]
  */
+/* wait4(2) is a BSD call: glibc declares it only with _DEFAULT_SOURCE. */
+#define _DEFAULT_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
