@@ -23,7 +23,8 @@ LIBOBJ = lib/buf.o lib/catalog.o lib/config.o lib/context.o lib/event.o \
 	lib/truncate.o lib/validate.o lib/pathmatch.o lib/cgroup.o \
 	lib/confine.o lib/denylist.o lib/landlock.o lib/mountview.o \
 	lib/sandbox.o lib/sandbox_child.o lib/capture.o lib/tooldir.o lib/walk.o \
-	lib/retrans.o lib/toolcall.o lib/toolrun.o
+	lib/retrans.o lib/toolcall.o lib/toolrun.o \
+	lib/store.o lib/projection.o lib/pifile.o
 HDR = lib/buf.h lib/catalog.h lib/config.h lib/context.h lib/event.h \
 	lib/http.h lib/jsonx.h lib/llm.h lib/ndjson.h lib/provider.h \
 	lib/record.h lib/reply.h lib/schema.h lib/sse.h lib/utf8.h lib/util.h \
@@ -31,8 +32,10 @@ HDR = lib/buf.h lib/catalog.h lib/config.h lib/context.h lib/event.h \
 	lib/confine.h lib/denylist.h lib/landlock.h lib/mountview.h \
 	lib/sandbox.h lib/capture.h lib/tooldir.h \
 	lib/walk.h lib/retrans.h lib/udiff.h lib/toolcall.h \
-	lib/toolrun.h lib/banned.h
-PROGS = bin/pi-llm bin/pi-tool
+	lib/toolrun.h lib/banned.h lib/store.h lib/projection.h lib/pifile.h
+PROGS = bin/pi-llm bin/pi-tool bin/pi-sess
+SESSOBJ = cmd/pi-sess/pi-sess.o cmd/pi-sess/read.o cmd/pi-sess/write.o \
+	cmd/pi-sess/append.o cmd/pi-sess/port.o
 UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \
 	tests/unit/utf8.t tests/unit/reply.t tests/unit/tools_fs.t \
 	tests/unit/validate.t tests/unit/truncate.t tests/unit/pathmatch.t \
@@ -67,13 +70,19 @@ bin/pi-llm: cmd/pi-llm.o lib/libpi.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-llm.o lib/libpi.a \
 		-lcurl -ljson-c
 
+$(SESSOBJ): $(HDR) cmd/pi-sess/sess.h
+
+bin/pi-sess: $(SESSOBJ) lib/libpi.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(SESSOBJ) lib/libpi.a \
+		-lsqlite3 -ljson-c
+
 bin/pi-tool: cmd/pi-tool.o lib/libpi.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-tool.o lib/libpi.a \
 		-lseccomp -ljson-c
 
 .c.t:
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< \
-		lib/libpi.a -lcurl -ljson-c -lseccomp
+		lib/libpi.a -lcurl -ljson-c -lseccomp -lsqlite3
 
 $(UNIT): tests/unit/tap.h lib/libpi.a $(HDR)
 
@@ -118,7 +127,7 @@ bench: all $(BENCH)
 lint:
 	mandoc -Tlint -Wwarning $(MAN1) $(MAN5) $(MAN7)
 	! grep -nE '\<(strcpy|strcat|strncpy|sprintf|vsprintf|strtok|gets|atoi|atol|gmtime|localtime|mktemp|tmpnam|system|popen)\(' \
-		cmd/*.c lib/*.c | grep -v 'lib/banned.h'
+		cmd/*.c cmd/*/*.c lib/*.c | grep -v 'lib/banned.h'
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -136,7 +145,7 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man7/pi.7
 
 clean:
-	rm -f bin/pi-* cmd/*.o lib/*.o lib/libpi.a lib/models_data.c tests/unit/*.t $(BENCH) \
+	rm -f bin/pi-* cmd/*.o cmd/*/*.o lib/*.o lib/libpi.a lib/models_data.c tests/unit/*.t $(BENCH) \
 		$(HELPERS)
 	rm -rf tests/out
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "event.h"
 #include "jsonx.h"
 #include "ndjson.h"
 #include "util.h"
@@ -49,8 +50,8 @@ valid_blocks(struct json_object *content)
 	return 1;
 }
 
-static int
-add_message(struct context *c, struct json_object *m, const char *name,
+int
+context_check_message(struct json_object *m, int pi_roles, const char *name,
     size_t lineno, struct pi_error *e)
 {
 	const char *role = jsonx_str(m, "role");
@@ -58,13 +59,9 @@ add_message(struct context *c, struct json_object *m, const char *name,
 
 	if (role == NULL)
 		return bad(e, name, lineno, "message has no \"role\"");
-	if (strcmp(role, "system") == 0) {
-		char *t = content_text(content, "\n");
-
-		free(c->system);
-		c->system = t;
+	if (pi_roles && (strcmp(role, "bashExecution") == 0 ||
+	    strcmp(role, "custom") == 0))
 		return 0;
-	}
 	if (strcmp(role, "user") != 0 && strcmp(role, "assistant") != 0 &&
 	    strcmp(role, "toolResult") != 0)
 		return pi_err(e, PI_EXIT_INPUT, "bad_input",
@@ -81,6 +78,24 @@ add_message(struct context *c, struct json_object *m, const char *name,
 	    jsonx_str(m, "toolCallId") == NULL)
 		return bad(e, name, lineno,
 		    "toolResult message has no \"toolCallId\"");
+	return 0;
+}
+
+static int
+add_message(struct context *c, struct json_object *m, const char *name,
+    size_t lineno, struct pi_error *e)
+{
+	const char *role = jsonx_str(m, "role");
+
+	if (role != NULL && strcmp(role, "system") == 0) {
+		char *t = content_text(jsonx_get(m, "content"), "\n");
+
+		free(c->system);
+		c->system = t;
+		return 0;
+	}
+	if (context_check_message(m, 0, name, lineno, e) == -1)
+		return -1;
 	if (strcmp(role, "assistant") == 0)
 		c->assistant_count++;
 	json_object_array_add(c->messages, jsonx_ref(m));
@@ -108,22 +123,16 @@ call_name(struct context *c, const char *id)
 	return "";
 }
 
-static int
-add_tool_end(struct context *c, struct json_object *ev, const char *name,
-    size_t lineno, struct pi_error *e)
+struct json_object *
+context_tool_result(struct json_object *ev, const char *tool_name)
 {
-	const char *id = jsonx_str(ev, "toolCallId");
 	const char *tool = jsonx_str(ev, "toolName");
 	struct json_object *m, *content, *block, *out;
-	int rc;
 
-	if (id == NULL)
-		return bad(e, name, lineno,
-		    "tool_execution_end has no \"toolCallId\"");
 	m = json_object_new_object();
 	jsonx_set_str(m, "role", "toolResult");
-	jsonx_set_str(m, "toolCallId", id);
-	jsonx_set_str(m, "toolName", tool ? tool : call_name(c, id));
+	jsonx_set_str(m, "toolCallId", jsonx_str(ev, "toolCallId"));
+	jsonx_set_str(m, "toolName", tool ? tool : tool_name ? tool_name : "");
 	if ((content = jsonx_arr(ev, "content")) != NULL)
 		content = jsonx_ref(content);
 	else {
@@ -138,7 +147,22 @@ add_tool_end(struct context *c, struct json_object *ev, const char *name,
 	}
 	jsonx_set(m, "content", content);
 	jsonx_set_bool(m, "isError", !jsonx_bool(ev, "success", 0));
-	jsonx_set_int(m, "timestamp", jsonx_int(ev, "ts", 0));
+	jsonx_set_int(m, "timestamp", jsonx_int(ev, "ts", event_clock_ms()));
+	return m;
+}
+
+static int
+add_tool_end(struct context *c, struct json_object *ev, const char *name,
+    size_t lineno, struct pi_error *e)
+{
+	const char *id = jsonx_str(ev, "toolCallId");
+	struct json_object *m;
+	int rc;
+
+	if (id == NULL)
+		return bad(e, name, lineno,
+		    "tool_execution_end has no \"toolCallId\"");
+	m = context_tool_result(ev, call_name(c, id));
 	rc = add_message(c, m, name, lineno, e);
 	json_object_put(m);
 	return rc;

@@ -43,6 +43,19 @@ void context_add_user_text(struct context *c, const char *text);
 struct json_object *context_prepare(const struct context *c,
     const char *provider, const char *api, const char *model, size_t id_max);
 
+/*
+ * Is m a message the closure rule takes?  0, or -1 with e saying why at
+ * name:lineno.  pi_roles admits pi's bashExecution and custom roles too.
+ */
+int context_check_message(struct json_object *m, int pi_roles,
+    const char *name, size_t lineno, struct pi_error *e);
+/*
+ * The toolResult message a tool_execution_end event stands for (a new
+ * object), named tool_name when the event names no tool.
+ */
+struct json_object *context_tool_result(struct json_object *ev,
+    const char *tool_name);
+
 /* The text blocks of a content (a string or blocks), joined by sep. */
 char *content_text(struct json_object *content, const char *sep);
 /*

@@ -20,6 +20,7 @@ ndjson_reader_init(struct ndjson_reader *r, const char *name,
 	r->fn = fn;
 	r->arg = arg;
 	r->stop = NULL;
+	r->bad = NULL;
 }
 
 void
@@ -37,6 +38,20 @@ is_blank(const char *p, size_t n)
 	return 1;
 }
 
+/* A line that is not one: the end, or reported and passed over. */
+static int
+bad_line(struct ndjson_reader *r, struct pi_error *e, const char *fmt,
+    const char *what)
+{
+	struct pi_error le;
+
+	pi_err(&le, PI_EXIT_INPUT, "bad_input", fmt, r->name, r->lineno, what);
+	if (r->bad != NULL)
+		return r->bad(r->arg, &le, e);
+	*e = le;
+	return -1;
+}
+
 static int
 line(struct ndjson_reader *r, const char *p, size_t n, struct pi_error *e)
 {
@@ -48,18 +63,15 @@ line(struct ndjson_reader *r, const char *p, size_t n, struct pi_error *e)
 	if (is_blank(p, n))
 		return 0;
 	if ((o = jsonx_parse(p, n, &why)) == NULL)
-		return pi_err(e, PI_EXIT_INPUT, "bad_input", "%s:%zu: %s",
-		    r->name, r->lineno, why.msg);
+		return bad_line(r, e, "%s:%zu: %s", why.msg);
 	if (!json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
-		return pi_err(e, PI_EXIT_INPUT, "bad_input",
-		    "%s:%zu: not a JSON object", r->name, r->lineno);
+		return bad_line(r, e, "%s:%zu: %s", "not a JSON object");
 	}
 	if (jsonx_str(o, "type") == NULL && jsonx_str(o, "role") == NULL) {
 		json_object_put(o);
-		return pi_err(e, PI_EXIT_INPUT, "bad_input",
-		    "%s:%zu: object has no string \"type\" or \"role\"",
-		    r->name, r->lineno);
+		return bad_line(r, e, "%s:%zu: %s",
+		    "object has no string \"type\" or \"role\"");
 	}
 	rc = r->fn(r->arg, o, r->lineno, e);
 	json_object_put(o);
@@ -154,4 +166,55 @@ ndjson_write(int fd, struct json_object *o)
 	if (line != small)
 		free(line);
 	return rc;
+}
+
+void
+ndjson_batch_init(struct ndjson_batch *w, int fd)
+{
+	w->fd = fd;
+	w->failed = 0;
+	/* Room for the largest line as well as a batch of small ones. */
+	buf_init(&w->b, PI_MAX_LINE + NDJSON_BATCH + 1);
+}
+
+int
+ndjson_batch_flush(struct ndjson_batch *w)
+{
+	if (w->failed)
+		return -1;
+	if (w->b.len > 0 && pi_write_all(w->fd, w->b.data, w->b.len) == -1) {
+		w->failed = 1;
+		return -1;
+	}
+	buf_reset(&w->b);
+	return 0;
+}
+
+int
+ndjson_batch_line(struct ndjson_batch *w, const char *p, size_t n)
+{
+	if (w->failed)
+		return -1;
+	if (w->b.len + n + 1 > NDJSON_BATCH && ndjson_batch_flush(w) == -1)
+		return -1;
+	if (buf_add(&w->b, p, n) == -1 || buf_addc(&w->b, '\n') == -1) {
+		errno = EFBIG;
+		return -1;
+	}
+	return w->b.len >= NDJSON_BATCH ? ndjson_batch_flush(w) : 0;
+}
+
+int
+ndjson_batch_obj(struct ndjson_batch *w, struct json_object *o)
+{
+	size_t len;
+	const char *s = jsonx_string(o, &len);
+
+	return ndjson_batch_line(w, s, len);
+}
+
+void
+ndjson_batch_release(struct ndjson_batch *w)
+{
+	buf_release(&w->b);
 }

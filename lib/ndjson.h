@@ -29,6 +29,14 @@ struct pi_error;
 typedef int ndjson_line_fn(void *arg, struct json_object *o, size_t lineno,
     struct pi_error *e);
 
+/*
+ * When set, a line that is not an object with a "type" or "role" is
+ * handed here (with e filled) instead of ending the read: return 0 to
+ * pass over it, -1 (with out filled) to stop.
+ */
+typedef int ndjson_bad_fn(void *arg, const struct pi_error *e,
+    struct pi_error *out);
+
 struct ndjson_reader {
 	struct buf line;
 	size_t lineno;
@@ -37,6 +45,7 @@ struct ndjson_reader {
 	void *arg;
 	/* When set, a signal that cuts a read short ends it: 128 + *stop. */
 	volatile sig_atomic_t *stop;
+	ndjson_bad_fn *bad;	/* see above; NULL by default */
 };
 
 void ndjson_reader_init(struct ndjson_reader *r, const char *name,
@@ -50,5 +59,27 @@ void ndjson_reader_release(struct ndjson_reader *r);
 int ndjson_read_fd(struct ndjson_reader *r, int fd, struct pi_error *e);
 
 int ndjson_write(int fd, struct json_object *o);
+
+/*
+ * Bulk output (a listing, a whole context) where no reader waits for
+ * any one line: whole lines gathered and written NDJSON_BATCH bytes at
+ * a time, so ten thousand lines are not ten thousand write(2)s.  Each
+ * line still ends up whole, and ndjson_batch_flush writes what is left.
+ * Every call returns -1 with errno set once a write failed.
+ */
+#define NDJSON_BATCH	(64u << 10)
+
+struct ndjson_batch {
+	int fd;
+	int failed;
+	struct buf b;
+};
+
+void ndjson_batch_init(struct ndjson_batch *w, int fd);
+/* The n bytes at p (one line's JSON, without its newline). */
+int ndjson_batch_line(struct ndjson_batch *w, const char *p, size_t n);
+int ndjson_batch_obj(struct ndjson_batch *w, struct json_object *o);
+int ndjson_batch_flush(struct ndjson_batch *w);
+void ndjson_batch_release(struct ndjson_batch *w);
 
 #endif
