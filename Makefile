@@ -40,8 +40,8 @@ UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \
 	tests/unit/utf8.t tests/unit/reply.t tests/unit/tools_fs.t \
 	tests/unit/validate.t tests/unit/truncate.t tests/unit/pathmatch.t \
 	tests/unit/tools_search.t tests/unit/retrans.t tests/unit/udiff.t
-MAN1 = man/pi-llm.1 man/pi-tool.1
-MAN5 = man/pi-events.5 man/pi-models.5
+MAN1 = man/pi-llm.1 man/pi-sess.1 man/pi-tool.1
+MAN5 = man/pi-events.5 man/pi-models.5 man/pi-session.5
 MAN7 = man/pi.7
 
 all: $(PROGS)
@@ -138,11 +138,10 @@ install: all
 	install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/pi-llm $(DESTDIR)$(BINDIR)/pi-tool
-	rm -f $(DESTDIR)$(MANDIR)/man1/pi-llm.1 $(DESTDIR)$(MANDIR)/man1/pi-tool.1
-	rm -f $(DESTDIR)$(MANDIR)/man5/pi-events.5
-	rm -f $(DESTDIR)$(MANDIR)/man5/pi-models.5
-	rm -f $(DESTDIR)$(MANDIR)/man7/pi.7
+	for f in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$${f#bin/}; done
+	for f in $(MAN1); do rm -f $(DESTDIR)$(MANDIR)/man1/$${f#man/}; done
+	for f in $(MAN5); do rm -f $(DESTDIR)$(MANDIR)/man5/$${f#man/}; done
+	for f in $(MAN7); do rm -f $(DESTDIR)$(MANDIR)/man7/$${f#man/}; done
 
 clean:
 	rm -f bin/pi-* cmd/*.o cmd/*/*.o lib/*.o lib/libpi.a lib/models_data.c tests/unit/*.t $(BENCH) \

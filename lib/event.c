@@ -32,7 +32,11 @@ static const struct event_info events[] = {
 	{ "compaction_end", "pi-loop", "summary firstKeptEntryId" },
 	{ "tool", "pi-tool", "name description inputSchema" },
 	{ "system", "pi-sess pi-loop", "text" },
-	{ "entry", "pi-sess", "id" },
+	{ "entry", "pi-sess", "id sessionId entryType" },
+	{ "session", "pi-sess", "id cwd headId entries createdAt lastActiveAt" },
+	{ "context", "pi-sess", "sessionId entries messages thinkingLevel" },
+	{ "lock", "pi-sess", "sessionId pid host" },
+	{ "check", "pi-sess", "ok problems" },
 	{ "provider", "pi-llm", "name api baseUrl" },
 	{ "model", "pi-llm", "provider id contextWindow maxTokens cost" },
 };

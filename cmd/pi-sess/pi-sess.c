@@ -35,13 +35,14 @@ static const char usage_text[] =
     "       pi-sess new [--name text] [--cwd dir] [--parent session "
     "[--at entry]]\n"
     "       pi-sess ls [--all | --cwd dir]\n"
-    "       pi-sess show | log | tree | export session\n"
+    "       pi-sess show | log | export session\n"
+    "       pi-sess tree [session]\n"
     "       pi-sess context [--at entry] session\n"
     "       pi-sess append [--follow] session\n"
     "       pi-sess branch session [entry]\n"
     "       pi-sess name session text\n"
     "       pi-sess label [--session session] entry text\n"
-    "       pi-sess rm [-r] session\n"
+    "       pi-sess rm [-r] [--force] session\n"
     "       pi-sess compact --summary-file file --first-kept entry\n"
     "               [--tokens-before n] session\n"
     "       pi-sess lock | unlock [--force] [--pid pid] session\n"
@@ -95,7 +96,7 @@ static const struct verb {
 	{ "branch", verb_branch, 0, 1, 2 },
 	{ "name", verb_name, 0, 2, 2 },
 	{ "label", verb_label, O_SESSION, 2, 2 },
-	{ "rm", verb_rm, O_R, 1, 1 },
+	{ "rm", verb_rm, O_R | O_FORCE, 1, 1 },
 	{ "compact", verb_compact, O_SUMMARY | O_KEPT | O_TOKENS, 1, 1 },
 	{ "lock", verb_lock, O_PID | O_FORCE, 1, 1 },
 	{ "unlock", verb_unlock, O_PID | O_FORCE, 1, 1 },
