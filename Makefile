@@ -24,7 +24,7 @@ LIBOBJ = lib/buf.o lib/catalog.o lib/config.o lib/context.o lib/event.o \
 	lib/confine.o lib/denylist.o lib/landlock.o lib/mountview.o \
 	lib/sandbox.o lib/sandbox_child.o lib/capture.o lib/tooldir.o lib/walk.o \
 	lib/retrans.o lib/toolcall.o lib/toolrun.o \
-	lib/store.o lib/projection.o lib/pifile.o
+	lib/store.o lib/projection.o lib/pifile.o lib/proc.o
 HDR = lib/buf.h lib/catalog.h lib/config.h lib/context.h lib/event.h \
 	lib/http.h lib/jsonx.h lib/llm.h lib/ndjson.h lib/provider.h \
 	lib/record.h lib/reply.h lib/schema.h lib/sse.h lib/utf8.h lib/util.h \
@@ -32,8 +32,11 @@ HDR = lib/buf.h lib/catalog.h lib/config.h lib/context.h lib/event.h \
 	lib/confine.h lib/denylist.h lib/landlock.h lib/mountview.h \
 	lib/sandbox.h lib/capture.h lib/tooldir.h \
 	lib/walk.h lib/retrans.h lib/udiff.h lib/toolcall.h \
-	lib/toolrun.h lib/banned.h lib/store.h lib/projection.h lib/pifile.h
-PROGS = bin/pi-llm bin/pi-tool bin/pi-sess
+	lib/toolrun.h lib/banned.h lib/store.h lib/projection.h lib/pifile.h lib/proc.h
+PROGS = bin/pi-llm bin/pi-tool bin/pi-sess bin/pi-loop
+LOOPOBJ = cmd/pi-loop/pi-loop.o cmd/pi-loop/stage.o cmd/pi-loop/turn.o \
+	cmd/pi-loop/tools.o cmd/pi-loop/rpc.o cmd/pi-loop/compact.o \
+	cmd/pi-loop/prompt.o
 SESSOBJ = cmd/pi-sess/pi-sess.o cmd/pi-sess/read.o cmd/pi-sess/write.o \
 	cmd/pi-sess/append.o cmd/pi-sess/port.o
 UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \
@@ -71,6 +74,10 @@ bin/pi-llm: cmd/pi-llm.o lib/libpi.a
 		-lcurl -ljson-c
 
 $(SESSOBJ): $(HDR) cmd/pi-sess/sess.h
+$(LOOPOBJ): $(HDR) cmd/pi-loop/loop.h
+
+bin/pi-loop: $(LOOPOBJ) lib/libpi.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(LOOPOBJ) lib/libpi.a -ljson-c
 
 bin/pi-sess: $(SESSOBJ) lib/libpi.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(SESSOBJ) lib/libpi.a \
