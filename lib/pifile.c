@@ -161,10 +161,13 @@ read_all(int fd, struct buf *b, const char *name, struct pi_error *e)
 	return 0;
 }
 
-/* A JSON object per line; the rest skipped, with a warning. */
+/*
+ * A JSON object per line; the numbers of the other lines go to bad, so
+ * that they are named only once the file is known to be a session file.
+ */
 static struct json_object **
-parse_lines(struct buf *b, const char *name, size_t **linenos, size_t *np,
-    void (*warn)(void *, const char *), void *arg, size_t *skipped)
+parse_lines(struct buf *b, size_t **linenos, size_t *np, size_t **bad,
+    size_t *nbad)
 {
 	struct json_object **v = NULL, *o;
 	size_t n = 0, cap = 0, lineno = 0, len;
@@ -180,10 +183,10 @@ parse_lines(struct buf *b, const char *name, size_t **linenos, size_t *np,
 		if (len > 0) {
 			o = jsonx_parse(p, len, NULL);
 			if (!jsonx_is(o, json_type_object)) {
-				warnf(warn, arg, "%s:%zu: skipped: not a JSON "
-				    "object", name, lineno);
 				json_object_put(o);
-				++*skipped;
+				*bad = xrealloc(*bad, (*nbad + 1) *
+				    sizeof(**bad));
+				(*bad)[(*nbad)++] = lineno;
 			} else {
 				if (n == cap) {
 					cap = cap ? 2 * cap : 1024;
@@ -201,23 +204,60 @@ parse_lines(struct buf *b, const char *name, size_t **linenos, size_t *np,
 	return v;
 }
 
+/* The ids of a file so far: a set, so that a large file reads fast. */
+struct idset {
+	const char **v;
+	size_t cap, n;
+};
+
+static size_t
+hash(const char *s)
+{
+	size_t h = 2166136261u;
+
+	while (*s != '\0')
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+/* 1 when id was there already, else 0 and it is added (not copied). */
+static int
+idset_add(struct idset *h, const char *id)
+{
+	const char **old = h->v;
+	size_t i, k, cap = h->cap;
+
+	if (2 * (h->n + 1) > h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 1024;
+		h->v = xcalloc(h->cap, sizeof(*h->v));
+		h->n = 0;
+		for (i = 0; i < cap; i++)
+			if (old[i] != NULL)
+				(void)idset_add(h, old[i]);
+		free(old);
+	}
+	for (k = hash(id) & (h->cap - 1); h->v[k] != NULL;
+	    k = (k + 1) & (h->cap - 1))
+		if (strcmp(h->v[k], id) == 0)
+			return 1;
+	h->v[k] = id;
+	h->n++;
+	return 0;
+}
+
 /* pi's v1 ids: 8 hex digits, drawn until unused in this file. */
 static char *
-short_id(struct pifile *f, size_t upto)
+short_id(struct idset *ids)
 {
-	char id[37];
-	size_t i;
+	char id[37], *s;
 
 	for (;;) {
 		pi_uuid7(id);
 		/* The random part: the time-ordered head would repeat. */
-		memmove(id, id + 28, 8);
-		id[8] = '\0';
-		for (i = 0; i < upto; i++)
-			if (f->v[i].id && strcmp(f->v[i].id, id) == 0)
-				break;
-		if (i == upto)
-			return xstrdup(id);
+		s = xstrndup(id + 28, 8);
+		if (idset_add(ids, s) == 0)
+			return s;
+		free(s);
 	}
 }
 
@@ -249,9 +289,10 @@ pifile_read_fd(struct pifile *f, int fd, const char *name,
 {
 	struct json_object **objs, *o, *m;
 	struct buf b;
-	size_t n, i, j, *linenos = NULL, idx;
+	size_t n, i, j, *linenos = NULL, idx, *bad = NULL, nbad = 0;
 	const char *type, *id, *parent, *prev = NULL;
 	struct pifile_entry *en;
+	struct idset ids = { NULL, 0, 0 };
 	int rc = -1;
 
 	buf_init(&b, MAX_FILE);
@@ -259,7 +300,7 @@ pifile_read_fd(struct pifile *f, int fd, const char *name,
 		buf_release(&b);
 		return -1;
 	}
-	objs = parse_lines(&b, name, &linenos, &n, warn, arg, &f->skipped);
+	objs = parse_lines(&b, &linenos, &n, &bad, &nbad);
 	buf_release(&b);
 	if (n == 0 || (type = jsonx_str(objs[0], "type")) == NULL ||
 	    strcmp(type, "session") != 0 || jsonx_str(objs[0], "id") == NULL) {
@@ -282,6 +323,10 @@ pifile_read_fd(struct pifile *f, int fd, const char *name,
 		    linenos[0], f->version, PIFILE_VERSION);
 		goto out;
 	}
+	for (i = 0; i < nbad; i++)
+		warnf(warn, arg, "%s:%zu: skipped: not a JSON object", name,
+		    bad[i]);
+	f->skipped += nbad;
 	f->v = xcalloc(n, sizeof(*f->v));
 	for (i = 1; i < n; i++) {
 		o = objs[i];
@@ -293,10 +338,17 @@ pifile_read_fd(struct pifile *f, int fd, const char *name,
 			f->skipped++;
 			continue;
 		}
+		if (strcmp(type, "message") == 0 &&
+		    jsonx_obj(o, "message") == NULL) {
+			warnf(warn, arg, "%s:%zu: skipped: a message entry "
+			    "without a \"message\" object", name, linenos[i]);
+			f->skipped++;
+			continue;
+		}
 		en = &f->v[f->n];
 		en->lineno = linenos[i];
 		if (f->version == 1) {
-			en->id = short_id(f, f->n);
+			en->id = short_id(&ids);
 			en->parent_id = prev ? xstrdup(prev) : NULL;
 			prev = en->id;
 			/*
@@ -316,13 +368,11 @@ pifile_read_fd(struct pifile *f, int fd, const char *name,
 		} else {
 			id = jsonx_str(o, "id");
 			parent = jsonx_str(o, "parentId");
-			for (j = 0; id != NULL && j < f->n; j++)
-				if (strcmp(f->v[j].id, id) == 0)
-					break;
-			if (id == NULL || *id == '\0' || j < f->n) {
+			if (id == NULL || *id == '\0' ||
+			    idset_add(&ids, id) == 1) {
 				warnf(warn, arg, "%s:%zu: skipped: %s", name,
-				    linenos[i], id ? "its id is taken by an "
-				    "earlier entry" : "no \"id\"");
+				    linenos[i], id && *id ? "its id is taken "
+				    "by an earlier entry" : "no \"id\"");
 				f->skipped++;
 				continue;
 			}
@@ -335,16 +385,6 @@ pifile_read_fd(struct pifile *f, int fd, const char *name,
 		    jsonx_str(m, "role") != NULL &&
 		    strcmp(jsonx_str(m, "role"), "hookMessage") == 0)
 			jsonx_set_str(m, "role", "custom");
-		if (strcmp(type, "message") == 0 &&
-		    jsonx_obj(o, "message") == NULL) {
-			warnf(warn, arg, "%s:%zu: skipped: a message entry "
-			    "without a \"message\" object", name, linenos[i]);
-			f->skipped++;
-			free(en->id);
-			free(en->parent_id);
-			memset(en, 0, sizeof(*en));
-			continue;
-		}
 		take_entry(en, o, f->ts);
 		objs[i] = NULL;
 		f->n++;
@@ -361,6 +401,8 @@ pifile_read_fd(struct pifile *f, int fd, const char *name,
 	}
 	rc = 0;
 out:
+	free(ids.v);
+	free(bad);
 	for (i = 0; i < n; i++)
 		json_object_put(objs[i]);
 	free(objs);

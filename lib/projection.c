@@ -157,9 +157,11 @@ message_line(const struct store_entry *en, size_t *len)
 		return NULL;
 	if ((o = jsonx_parse(en->data, en->data_len, NULL)) == NULL)
 		return NULL;
-	if (strcmp(en->type, "custom_message") == 0 ||
-	    (role != NULL && strcmp(role, "custom") == 0))
+	if (strcmp(en->type, "custom_message") == 0)
 		line = user_content(jsonx_get(o, "content"), en->ts, len);
+	else if (role != NULL && strcmp(role, "custom") == 0)
+		line = user_content(jsonx_get(o, "content"),
+		    jsonx_int(o, "timestamp", en->ts), len);
 	else if (strcmp(en->type, "branch_summary") == 0) {
 		if ((t = jsonx_str(o, "summary")) != NULL && *t != '\0') {
 			text = xasprintf(BRANCH_PREFIX "%s" BRANCH_SUFFIX, t);

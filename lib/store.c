@@ -34,11 +34,15 @@ enum {
 	Q_SESSIONS_CWD,
 	Q_CHILDREN,
 	Q_SET_NAME,
+	Q_SET_ACTIVE,
 	Q_SET_LOCK,
 	Q_RM_ENTRIES,
 	Q_RM_SESSION,
 	Q_MAX
 };
+
+_Static_assert(Q_MAX <= sizeof(((struct store *)0)->stmt) /
+    sizeof(((struct store *)0)->stmt[0]), "struct store: too few stmt");
 
 #define SESSION_COLS \
 	"s.seq, s.id, s.parent, (SELECT id FROM sessions WHERE seq = s.parent)," \
@@ -83,6 +87,7 @@ static const char *const sql[Q_MAX] = {
 	[Q_CHILDREN] = "SELECT " SESSION_COLS " FROM sessions s"
 	    " WHERE s.parent = ?1 ORDER BY s.seq",
 	[Q_SET_NAME] = "UPDATE sessions SET name = ?2 WHERE seq = ?1",
+	[Q_SET_ACTIVE] = "UPDATE sessions SET active_at = ?2 WHERE seq = ?1",
 	[Q_SET_LOCK] = "UPDATE sessions SET lock_pid = ?2, lock_start = ?3,"
 	    " lock_host = ?4, lock_at = ?5 WHERE seq = ?1",
 	[Q_RM_ENTRIES] = "DELETE FROM entries WHERE sess = ?1",
@@ -759,6 +764,22 @@ store_set_name(struct store *s, int64_t sess, const char *name,
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return rc == SQLITE_DONE ? 0 : db_err(s, e, "name");
+}
+
+int
+store_set_active(struct store *s, int64_t sess, int64_t ms,
+    struct pi_error *e)
+{
+	sqlite3_stmt *st = stmt(s, Q_SET_ACTIVE, e);
+	int rc;
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, sess);
+	sqlite3_bind_int64(st, 2, ms);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : db_err(s, e, "set active");
 }
 
 /* The branch point of session sess (n 0 for a root). */

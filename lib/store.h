@@ -153,6 +153,9 @@ int store_append(struct store *s, struct store_session *ss,
     struct pi_error *e);
 int store_set_name(struct store *s, int64_t sess, const char *name,
     struct pi_error *e);
+/* When the session was last active (an import keeps the file's time). */
+int store_set_active(struct store *s, int64_t sess, int64_t ms,
+    struct pi_error *e);
 
 /*
  * Walk from pos to the root, newest first, calling fn for each entry:

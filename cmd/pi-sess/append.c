@@ -106,6 +106,25 @@ remember_result(struct app *a, const char *id)
 	a->results[a->nres++] = xstrdup(id);
 }
 
+/*
+ * The results stored since the last assistant message, read from the
+ * session, so that a result reported again by a later append (after a
+ * restart) is stored once too.
+ */
+static int
+recent_result(void *arg, const struct store_entry *en, struct pi_error *e)
+{
+	struct app *a = arg;
+
+	(void)e;
+	if (en->role != NULL && strcmp(en->role, "assistant") == 0)
+		return 1;
+	if (en->tool_call_id != NULL && en->role != NULL &&
+	    strcmp(en->role, "toolResult") == 0)
+		remember_result(a, en->tool_call_id);
+	return 0;
+}
+
 static int
 store_one(struct app *a, const struct store_new_entry *ne, struct pi_error *e)
 {
@@ -326,6 +345,10 @@ verb_append(int argc, char **argv)
 		if (strcmp(e.code, "no_database") == 0)
 			pi_err(&e, PI_EXIT_INPUT, "unknown_id",
 			    "no session '%s'", argv[0]);
+		return sess_fail(&e);
+	}
+	if (store_walk_back(&db, a.ss.head, recent_result, &a, &e) == -1) {
+		store_session_release(&a.ss);
 		return sess_fail(&e);
 	}
 	ndjson_reader_init(&r, "stdin", on_line, &a);

@@ -252,6 +252,11 @@ import_file(const char *path, struct pi_error *e)
 	for (i = 0; i < im.f.n; i++)
 		if (import_entry(&im, im.f.order[i], e) == -1)
 			goto fail;
+	/* Active when its last entry was made, not when it was imported. */
+	for (i = 0; i < im.f.nsessions; i++)
+		if (store_set_active(&db, im.ss[i].seq,
+		    im.f.v[im.f.sessions[i].last].ts, e) == -1)
+			goto fail;
 	if (store_commit(&db, e) == -1)
 		goto out;
 	for (i = 0; i < im.f.nsessions || i == 0; i++)
