@@ -453,6 +453,7 @@ main(int argc, char **argv)
 	int status = 0;
 
 	pi_check_fds();
+	pi_unblock_signals();
 	parse_flags(argc, argv);
 	argc -= optind;
 	argv += optind;

@@ -446,6 +446,7 @@ main(int argc, char **argv)
 	int list = 0, status;
 
 	pi_check_fds();
+	pi_unblock_signals();
 	signal(SIGPIPE, SIG_IGN);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

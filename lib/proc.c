@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,12 +38,17 @@ proc_nonblock(int fd)
 
 /* The child's side: only async-signal-safe calls from here on. */
 static _Noreturn void
-child(char *const argv[], int fd0, int fd1, int fd2)
+child(char *const argv[], int fd0, int fd1, int fd2, pid_t parent,
+    int die_with_us)
 {
 	int i;
 	sigset_t none;
 
 	(void)setpgid(0, 0);
+	/* The parent may have died before this: then so do we. */
+	if (die_with_us && (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 ||
+	    getppid() != parent))
+		_exit(127);
 	/* Signals we ignore or block would stay so across exec. */
 	for (i = 1; i < NSIG; i++)
 		if (i != SIGKILL && i != SIGSTOP)
@@ -66,7 +72,7 @@ proc_spawn(struct proc *p, char *const argv[], int flags, struct pi_error *e)
 {
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
 	int null = -1, fd0 = 0, fd1 = 1, fd2 = 2, saved;
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	proc_init(p);
 	if (((flags & PROC_IN) && pipe2(in, O_CLOEXEC) == -1) ||
@@ -88,7 +94,8 @@ proc_spawn(struct proc *p, char *const argv[], int flags, struct pi_error *e)
 	if ((pid = fork()) == -1)
 		goto fail;
 	if (pid == 0)
-		child(argv, fd0, fd1, fd2);
+		child(argv, fd0, fd1, fd2, self,
+		    (flags & PROC_DIE_WITH_US) != 0);
 	/* Both sides set the group, so it is there before either acts. */
 	(void)setpgid(pid, pid);
 	p->pid = pid;

@@ -27,7 +27,8 @@ enum {
 	PROC_OUT = 2,		/* a pipe from its stdout */
 	PROC_ERR = 4,		/* a pipe from its stderr */
 	PROC_NULL_IN = 8,	/* its stdin is /dev/null */
-	PROC_NULL_ERR = 16	/* its stderr is /dev/null */
+	PROC_NULL_ERR = 16,	/* its stderr is /dev/null */
+	PROC_DIE_WITH_US = 32	/* killed when we die, even by SIGKILL */
 };
 
 struct proc {

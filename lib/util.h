@@ -103,6 +103,12 @@ int pi_parse_size(const char *s, long long min, long long max,
 
 /* Make sure fds 0-2 are open, or a later open() would become stdout. */
 void pi_check_fds(void);
+/*
+ * Unblock the signals a program acts on (SIGINT, SIGTERM, SIGHUP,
+ * SIGCHLD, SIGPIPE, SIGALRM): a blocked mask is inherited across exec,
+ * and a caller that blocked them would otherwise leave us deaf.
+ */
+void pi_unblock_signals(void);
 /* write(2) until all of p is written; -1 with errno on failure. */
 int pi_write_all(int fd, const void *p, size_t n);
 /* How many '\n' bytes the n bytes at p hold. */

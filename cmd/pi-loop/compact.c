@@ -417,9 +417,15 @@ compact_now(const char *reason, const char *instructions,
 			if ((long)acc >= keep)
 				break;
 		}
-		if ((long)acc >= keep)
+		if ((long)acc >= keep) {
+			/* At or after that entry; else the nearest before. */
 			for (cut = i; cut < p.n && !can_cut(p.v[cut]); cut++)
 				;
+			if (cut == p.n)
+				for (cut = i; cut > start &&
+				    !can_cut(p.v[cut]); cut--)
+					;
+		}
 		if ((cut > start && cut < p.n) ||
 		    strcmp(reason, "threshold") == 0 || keep < 64)
 			break;

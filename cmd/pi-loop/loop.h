@@ -165,6 +165,7 @@ void recorder_stop(void);
 int record(struct json_object *line, const char *wait_id);
 int wait_stored(void);
 void kill_children(int sig);
+void abort_subagents(const char *session);
 
 /* turn.c */
 int run_agent(struct json_object *prompts);

@@ -512,6 +512,7 @@ main(int argc, char **argv)
 	int code;
 
 	pi_check_fds();
+	pi_unblock_signals();
 	options(argc, argv);
 	argc -= optind;
 	argv += optind;

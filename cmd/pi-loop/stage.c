@@ -85,9 +85,12 @@ loop_stop(enum term t, int code, const char *fmt, ...)
 	case TERM_ABORT:
 		signal_children(SIGINT, 0);
 		L.abort_at = pi_mono_ms();
+		abort_subagents(L.session);
 		break;
 	case TERM_TIMEOUT:
 	case TERM_DISCONNECTED:
+		abort_subagents(L.session);
+		/* FALLTHROUGH */
 	case TERM_ERROR:
 		signal_children(SIGINT, 0);
 		L.abort_at = pi_mono_ms() - L.o.grace_ms;
@@ -98,6 +101,54 @@ loop_stop(enum term t, int code, const char *fmt, ...)
 	default:
 		break;
 	}
+}
+
+/*
+ * Sub-agents: runs of child sessions (pi-loop --parent) that hold their
+ * session's lock on this host are stopped with the parent: SIGTERM,
+ * which makes each abort its own in turn.
+ */
+void
+abort_subagents(const char *session)
+{
+	const char *args[] = { "--json", "show", session, NULL };
+	struct json_object *o, *kids, *lock;
+	struct pi_error e;
+	struct buf out;
+	char host[256];
+	size_t i;
+
+	if (*session == '\0' || gethostname(host, sizeof(host) - 1) == -1)
+		return;
+	host[sizeof(host) - 1] = '\0';
+	buf_init(&out, 16u << 20);
+	if (sess_run(args, NULL, &out, &e) != 0) {
+		buf_release(&out);
+		return;
+	}
+	o = jsonx_parse(out.data ? out.data : "", out.len, NULL);
+	buf_release(&out);
+	kids = jsonx_arr(o, "branches");
+	for (i = 0; kids != NULL && i < json_object_array_length(kids); i++) {
+		args[2] = json_object_get_string(
+		    json_object_array_get_idx(kids, i));
+		buf_init(&out, 16u << 20);
+		if (args[2] != NULL && sess_run(args, NULL, &out, &e) == 0) {
+			struct json_object *k = jsonx_parse(out.data ?
+			    out.data : "", out.len, NULL);
+
+			lock = jsonx_obj(k, "lock");
+			if (lock != NULL && jsonx_int(lock, "pid", 0) > 0 &&
+			    jsonx_int(lock, "pid", 0) != getpid() &&
+			    jsonx_str(lock, "host") != NULL &&
+			    strcmp(jsonx_str(lock, "host"), host) == 0)
+				(void)kill((pid_t)jsonx_int(lock, "pid", 0),
+				    SIGTERM);
+			json_object_put(k);
+		}
+		buf_release(&out);
+	}
+	json_object_put(o);
 }
 
 /* The path of a stage: next to this executable, else on PATH. */
@@ -170,8 +221,13 @@ child_start(enum child_kind kind, char **argv, const char *input,
     size_t inlen, int idx, struct pi_error *e)
 {
 	struct child *c = xcalloc(1, sizeof(*c));
+	/*
+	 * A model call or a tool must not outlive the loop, even killed by
+	 * SIGKILL; the recorder must, to store what it was given.
+	 */
 	int flags = PROC_OUT | (input != NULL || kind == K_RECORDER ?
-	    PROC_IN : PROC_NULL_IN);
+	    PROC_IN : PROC_NULL_IN) | (kind == K_RECORDER ? 0 :
+	    PROC_DIE_WITH_US);
 
 	c->kind = kind;
 	c->idx = idx;

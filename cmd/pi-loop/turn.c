@@ -234,7 +234,7 @@ emit_turn_start(const char *turn_id, struct json_object *head,
 	const char *p, *end, *nl;
 
 	jsonx_set_str(ev, "turnId", turn_id);
-	jsonx_set_int(ev, "turnIndex", L.turns);
+	jsonx_set_int(ev, "turnIndex", L.turns - 1);
 	jsonx_set_str(ev, "sessionId", L.session);
 	if (!L.o.verbose_context)
 		jsonx_set_int(ev, "messages", jsonx_int(head, "messages", 0));

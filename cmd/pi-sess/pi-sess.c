@@ -360,6 +360,7 @@ main(int argc, char **argv)
 	size_t k;
 
 	pi_check_fds();
+	pi_unblock_signals();
 	signal(SIGPIPE, SIG_IGN);
 	while ((c = getopt_long(argc, argv, "d:hrV", longopts, NULL)) != -1) {
 		given |= option_bit(c);

@@ -341,6 +341,16 @@ tree_children(struct tree *t, int64_t seq)
 }
 
 static int
+by_creation(const void *a, const void *b)
+{
+	const struct store_session *x = a, *y = b;
+
+	if (x->created != y->created)
+		return x->created < y->created ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int
 gather_roots(void *arg, const struct store_session *ss)
 {
 	return ss->parent == 0 ? gather(arg, ss) : 0;
@@ -378,7 +388,8 @@ verb_tree(int argc, char **argv)
 			return sess_fail(&t.e);
 	}
 	/* Oldest tree first, as git log --graph --reverse reads. */
-	for (i = roots.n; rc == 0 && i-- > 0;)
+	qsort(roots.v, roots.n, sizeof(*roots.v), by_creation);
+	for (i = 0; rc == 0 && i < roots.n; i++)
 		if (tree_one(&t, &roots.v[i], 1) == -1)
 			rc = t.rc ? t.rc : sess_fail(&t.e);
 	for (i = 0; i < roots.n; i++)
