@@ -12,6 +12,7 @@ CPPFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L -Ilib $(CPPFLAGS)
 PREFIX = /usr/local
 BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 
 LIBOBJ = lib/buf.o lib/catalog.o lib/config.o lib/context.o lib/event.o \
 	lib/http.o lib/jsonx.o lib/llm.o lib/ndjson.o lib/provider.o \
@@ -33,7 +34,7 @@ HDR = lib/buf.h lib/catalog.h lib/config.h lib/context.h lib/event.h \
 	lib/sandbox.h lib/capture.h lib/tooldir.h \
 	lib/walk.h lib/retrans.h lib/udiff.h lib/toolcall.h \
 	lib/toolrun.h lib/banned.h lib/store.h lib/projection.h lib/pifile.h lib/proc.h lib/render.h
-PROGS = bin/pi-llm bin/pi-tool bin/pi-sess bin/pi-loop bin/pi-view
+PROGS = bin/pi bin/pi-llm bin/pi-tool bin/pi-sess bin/pi-loop bin/pi-view
 LOOPOBJ = cmd/pi-loop/pi-loop.o cmd/pi-loop/stage.o cmd/pi-loop/turn.o \
 	cmd/pi-loop/tools.o cmd/pi-loop/rpc.o cmd/pi-loop/compact.o \
 	cmd/pi-loop/prompt.o
@@ -43,7 +44,8 @@ UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \
 	tests/unit/utf8.t tests/unit/reply.t tests/unit/tools_fs.t \
 	tests/unit/validate.t tests/unit/truncate.t tests/unit/pathmatch.t \
 	tests/unit/tools_search.t tests/unit/retrans.t tests/unit/udiff.t
-MAN1 = man/pi-llm.1 man/pi-loop.1 man/pi-sess.1 man/pi-tool.1
+MAN1 = man/pi.1 man/pi-llm.1 man/pi-loop.1 man/pi-sess.1 man/pi-tool.1 \
+	man/pi-view.1
 MAN5 = man/pi-events.5 man/pi-models.5 man/pi-session.5
 MAN7 = man/pi.7
 
@@ -67,7 +69,10 @@ lib/libpi.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-cmd/pi-llm.o cmd/pi-tool.o cmd/pi-view.o: $(HDR)
+cmd/pi.o cmd/pi-llm.o cmd/pi-tool.o cmd/pi-view.o: $(HDR)
+
+bin/pi: cmd/pi.o lib/libpi.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi.o lib/libpi.a
 
 bin/pi-view: cmd/pi-view.o lib/libpi.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-view.o lib/libpi.a -ljson-c
@@ -146,12 +151,16 @@ install: all
 	install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
 	install -m 0644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
+	mkdir -p $(DESTDIR)$(BASHCOMPDIR)
+	for f in $(PROGS); do install -m 0644 share/completions/pi.bash \
+		$(DESTDIR)$(BASHCOMPDIR)/$${f#bin/}; done
 
 uninstall:
 	for f in $(PROGS); do rm -f $(DESTDIR)$(BINDIR)/$${f#bin/}; done
 	for f in $(MAN1); do rm -f $(DESTDIR)$(MANDIR)/man1/$${f#man/}; done
 	for f in $(MAN5); do rm -f $(DESTDIR)$(MANDIR)/man5/$${f#man/}; done
 	for f in $(MAN7); do rm -f $(DESTDIR)$(MANDIR)/man7/$${f#man/}; done
+	for f in $(PROGS); do rm -f $(DESTDIR)$(BASHCOMPDIR)/$${f#bin/}; done
 
 clean:
 	rm -f bin/pi-* cmd/*.o cmd/*/*.o lib/*.o lib/libpi.a lib/models_data.c tests/unit/*.t $(BENCH) \
