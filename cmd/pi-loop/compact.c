@@ -345,9 +345,9 @@ window(void)
 int
 compact_maybe(const char *reason)
 {
-	long w = window();
+	long w;
 
-	if (w <= 0 || L.last_context_tokens <= 0 ||
+	if (L.last_context_tokens <= 0 || (w = window()) <= 0 ||
 	    L.last_context_tokens <= w - L.o.reserve)
 		return 0;
 	return compact_now(reason, NULL, NULL);

@@ -146,6 +146,7 @@ void loop_error_event(const char *code, const char *msg, int recoverable);
 void loop_stop(enum term t, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 char **stage_argv(const char *name, const char *const *args);
+char **stage_argv_real(const char *name, const char *const *args);
 void stage_argv_free(char **argv);
 struct child *child_start(enum child_kind kind, char **argv,
     const char *input, size_t inlen, int idx, struct pi_error *e);

@@ -409,11 +409,10 @@ options(int argc, char **argv)
 		    "arguments");
 	if (o->thinking != NULL && strcmp(o->thinking, "off") != 0 &&
 	    strcmp(o->thinking, "none") != 0 && strcmp(o->thinking,
-	    "minimal") != 0 && strcmp(o->thinking, "low") != 0 &&
-	    strcmp(o->thinking, "medium") != 0 && strcmp(o->thinking,
-	    "high") != 0 && strcmp(o->thinking, "xhigh") != 0)
-		usage_err("-t: '%s' is not a thinking level (off, minimal, "
-		    "low, medium, high, xhigh)", o->thinking);
+	    "low") != 0 && strcmp(o->thinking, "medium") != 0 &&
+	    strcmp(o->thinking, "high") != 0)
+		usage_err("-t: '%s' is not a thinking level (off, low, "
+		    "medium, high)", o->thinking);
 }
 
 /* The prompt: the arguments, else stdin when it is not a terminal. */

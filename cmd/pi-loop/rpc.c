@@ -158,8 +158,8 @@ set_model(struct json_object *id, struct json_object *cmd)
 static void
 set_thinking(struct json_object *id, struct json_object *cmd)
 {
-	static const char *const levels[] = { "off", "none", "minimal",
-	    "low", "medium", "high", "xhigh" };
+	static const char *const levels[] = { "off", "none", "low",
+	    "medium", "high" };
 	const char *l = jsonx_str(cmd, "level");
 	size_t i;
 
@@ -168,7 +168,7 @@ set_thinking(struct json_object *id, struct json_object *cmd)
 			break;
 	if (l == NULL || i == sizeof(levels) / sizeof(*levels)) {
 		respond(id, "set_thinking_level", 0, NULL, "level must be "
-		    "one of off, minimal, low, medium, high, xhigh");
+		    "one of off, low, medium, high");
 		return;
 	}
 	free(L.thinking);

@@ -170,8 +170,24 @@ stage_path(const char *name)
  * A stage's argv.  PI_LLM, PI_TOOL and PI_SESS hold a command line for
  * sh, so a wrapper or a pipeline can stand in: the arguments follow it.
  */
+static char **argv_of(const char *name, const char *const *args,
+    int override);
+
 char **
 stage_argv(const char *name, const char *const *args)
+{
+	return argv_of(name, args, 1);
+}
+
+/* The program itself, whatever stands in for the stage: for queries. */
+char **
+stage_argv_real(const char *name, const char *const *args)
+{
+	return argv_of(name, args, 0);
+}
+
+static char **
+argv_of(const char *name, const char *const *args, int override)
 {
 	static const struct { const char *name, *env; } envs[] = {
 		{ "pi-llm", "PI_LLM" }, { "pi-tool", "PI_TOOL" },
@@ -181,7 +197,7 @@ stage_argv(const char *name, const char *const *args)
 	size_t i, n = 0, k = 0;
 	char **argv;
 
-	for (i = 0; i < sizeof(envs) / sizeof(envs[0]); i++)
+	for (i = 0; override && i < sizeof(envs) / sizeof(envs[0]); i++)
 		if (strcmp(envs[i].name, name) == 0)
 			cmd = getenv(envs[i].env);
 	while (args[n] != NULL)
@@ -529,7 +545,9 @@ int
 stage_run(const char *name, const char *const *args, const char *input,
     struct buf *out, struct pi_error *e)
 {
-	char **argv = stage_argv(name, args);
+	/* pi-llm runs as a stage for calls only: a query goes to it. */
+	char **argv = strcmp(name, "pi-llm") == 0 ? stage_argv_real(name,
+	    args) : stage_argv(name, args);
 	struct proc p;
 	struct pollfd pfd[2];
 	char b[65536];
