@@ -219,6 +219,18 @@ cgroup_join(const struct cgroup *cg)
 	return 0;
 }
 
+int
+cgroup_join_pid(const struct cgroup *cg, pid_t pid)
+{
+	char b[32];
+	int i, n = snprintf(b, sizeof(b), "%ld", (long)pid);
+
+	for (i = 0; i < cg->n; i++)
+		if (write(cg->procs[i], b, (size_t)n) != n)
+			return -1;
+	return 0;
+}
+
 void
 cgroup_kill(const struct cgroup *cg)
 {

@@ -17,6 +17,8 @@
 #ifndef PI_CGROUP_H
 #define PI_CGROUP_H
 
+#include <sys/types.h>
+
 struct cgroup {
 	char *dir[2];		/* made directories (one for v2) */
 	int procs[2];		/* their cgroup.procs, or -1 */
@@ -30,6 +32,12 @@ void cgroup_init(struct cgroup *cg);
 int cgroup_create(struct cgroup *cg, const char *name, long pids_max,
     long long memory_max);
 int cgroup_join(const struct cgroup *cg);
+/*
+ * Put another process in: on cgroup v1 a move waits for an RCU grace
+ * period (up to tens of ms), so the supervisor does it while the child
+ * builds its view, instead of the child first.
+ */
+int cgroup_join_pid(const struct cgroup *cg, pid_t pid);
 void cgroup_kill(const struct cgroup *cg);
 void cgroup_remove(struct cgroup *cg);
 /* Remove the (empty) cgroup of that name a killed call left behind. */

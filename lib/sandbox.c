@@ -406,7 +406,8 @@ sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
 {
 	struct sandbox_child c;
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, rep[2] = { -1, -1 };
-	int life[2] = { -1, -1 }, saved;
+	int life[2] = { -1, -1 }, joined[2] = { -1, -1 }, saved;
+	char ok;
 	char name[64], reason[400];
 	long flags;
 	pid_t pid;
@@ -433,7 +434,8 @@ sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
 			return -1;
 	}
 	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
-	    pipe2(rep, O_CLOEXEC) == -1 || pipe2(life, O_CLOEXEC) == -1) {
+	    pipe2(rep, O_CLOEXEC) == -1 || pipe2(life, O_CLOEXEC) == -1 ||
+	    pipe2(joined, O_CLOEXEC) == -1) {
 		pi_err(e, PI_EXIT_SANDBOX, "fds", "pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -445,6 +447,7 @@ sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
 	c.err = err[1];
 	c.report = rep[1];
 	c.life = life[0];
+	c.joined = joined[0];
 	c.uid = getuid();
 	c.gid = getgid();
 	child_paths(&c, 1);
@@ -462,9 +465,15 @@ sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
 		close(err[0]);
 		close(rep[0]);
 		close(life[1]);
+		close(joined[1]);
 		sandbox_child_init(&c);
 	}
 	saved = errno;
+	/* Its cgroup, while it builds its view; it waits for the answer. */
+	if (pid > 0) {
+		ok = cgroup_join_pid(&sb->cg, pid) == 0 ? '1' : '0';
+		(void)write(joined[1], &ok, 1);
+	}
 	if (pid == -1 && (pid = spawn_plain(&c, p, saved, e)) == -1) {
 		child_release(&c);
 		goto fail;
@@ -480,6 +489,7 @@ sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
 	close(err[1]);
 	close(rep[1]);
 	close(life[0]);
+	close_pair(joined);
 	if (await_ready(sb, e) == -1)
 		return -1;
 	return 0;
@@ -488,6 +498,7 @@ fail:
 	close_pair(err);
 	close_pair(rep);
 	close_pair(life);
+	close_pair(joined);
 	return -1;
 }
 

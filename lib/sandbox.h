@@ -119,6 +119,8 @@ struct sandbox_child {
 	const struct sandbox_policy *p;
 	const struct sandbox_job *job;
 	int out, err, report, life;	/* write ends; life: read end */
+	int joined;	/* read end: a byte once the supervisor put it in its
+			 * cgroup, '1' done, '0' failed; -1: join itself */
 	uid_t uid;			/* the supervisor's ids */
 	gid_t gid;
 	struct strv read_roots, write_roots, devices;

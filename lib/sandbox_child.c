@@ -262,6 +262,7 @@ sandbox_child_init(struct sandbox_child *c)
 	struct pi_error e;
 	pid_t pid;
 	int status = 0;
+	char joined = 0;
 
 	reset_signals();
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
@@ -272,11 +273,6 @@ sandbox_child_init(struct sandbox_child *c)
 		layer_failed(c, &e);
 	sandbox_child_scrub();
 	prctl(PR_SET_NAME, "pi-sandbox", 0, 0, 0);
-	if (cgroup_join(&c->sb->cg) == -1) {
-		pi_err(&e, PI_EXIT_SANDBOX, "cgroup", "cgroup: cannot join: %s",
-		    strerror(errno));
-		fatal(c, &e);
-	}
 	memset(&v, 0, sizeof(v));
 	v.workspace = c->p->workspace;
 	v.tmpdir = c->sb->tmpdir;
@@ -286,6 +282,12 @@ sandbox_child_init(struct sandbox_child *c)
 	v.protect_git = c->p->protect_git;
 	if (mountview_build(&v, &e) == -1)
 		layer_failed(c, &e);
+	/* Nothing is forked before the supervisor has put us in the cgroup. */
+	if (c->joined != -1 && (read(c->joined, &joined, 1) != 1 ||
+	    joined != '1')) {
+		pi_err(&e, PI_EXIT_SANDBOX, "cgroup", "cgroup: cannot join");
+		fatal(c, &e);
+	}
 	if ((pid = fork()) == -1) {
 		pi_err(&e, PI_EXIT_SANDBOX, "pid", "fork: %s",
 		    strerror(errno));
