@@ -237,6 +237,23 @@ setup(struct store *s, int create, struct pi_error *e)
 		return -1;
 	if (app == STORE_APP_ID && ver == STORE_SCHEMA)
 		return 0;
+	/*
+	 * A new, empty file: WAL before the schema, so that making it costs
+	 * one log of commits rather than a rollback journal's fsyncs.  A
+	 * file with anything in it is left as it is until it is known ours.
+	 */
+	if (create && app == 0 && ver == 0 &&
+	    query_int(s, "SELECT count(*) FROM sqlite_master", &tables,
+	    e) == 0 && tables == 0) {
+		/*
+		 * Nothing to lose yet, so no fsync until the schema is in:
+		 * a process that dies meanwhile leaves the file whole all
+		 * the same; only a power cut could spoil it.
+		 */
+		if (exec(s, "PRAGMA synchronous = OFF", e) == -1 ||
+		    query_int(s, "PRAGMA journal_mode = WAL", &tables, e) == -1)
+			return -1;
+	}
 	if (store_begin(s, e) == -1)
 		return -1;
 	/* Again, now that no other process can be making it. */
@@ -275,7 +292,9 @@ setup(struct store *s, int create, struct pi_error *e)
 		if (exec(s, q, e) == -1)
 			goto fail;
 	}
-	return store_commit(s, e);
+	if (store_commit(s, e) == -1)
+		return -1;
+	return exec(s, "PRAGMA synchronous = NORMAL", e);
 fail:
 	store_rollback(s);
 	return -1;
@@ -331,6 +350,7 @@ store_open(struct store *s, const char *path, int create, struct pi_error *e)
 	(void)sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1,
 	    NULL);
 	if (exec(s, "PRAGMA foreign_keys = ON", e) == -1 ||
+	    exec(s, "PRAGMA synchronous = NORMAL", e) == -1 ||
 	    setup(s, create, e) == -1)
 		return -1;
 	/*
@@ -338,8 +358,7 @@ store_open(struct store *s, const char *path, int create, struct pi_error *e)
 	 * append to the log.  NORMAL: a commit survives the death of any
 	 * process at any moment; only a power cut may lose the last ones.
 	 */
-	if (query_int(s, "PRAGMA journal_mode = WAL", &mode, e) == -1 ||
-	    exec(s, "PRAGMA synchronous = NORMAL", e) == -1)
+	if (query_int(s, "PRAGMA journal_mode = WAL", &mode, e) == -1)
 		return -1;
 	return 0;
 }
