@@ -93,6 +93,7 @@ fail(const struct pi_error *e, const char *message_id)
 	jsonx_set_str(ev, "code", e->code ? e->code : "error");
 	jsonx_set_str(ev, "message", e->msg);
 	jsonx_set_bool(ev, "recoverable", pi_is_temporary(e));
+	jsonx_set_int(ev, "exitCode", e->status);
 	if (message_id != NULL)
 		jsonx_set_str(ev, "messageId", message_id);
 	if (ndjson_write(1, ev) == -1 && errno == EPIPE) {
@@ -514,8 +515,10 @@ main(int argc, char **argv)
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	reply_init(&r, p->name, api_of(p, model), model, emit, NULL);
-	if ((info = catalog_find(&catalog, p->name, model)) != NULL)
+	if ((info = catalog_find(&catalog, p->name, model)) != NULL) {
 		catalog_price(info, &r.price);
+		r.context_window = jsonx_int(info, "contextWindow", 0);
+	}
 	if (open_recording(p, model, &r, &e) == -1) {
 		status = fail(&e, NULL);
 		goto done;

@@ -112,6 +112,7 @@ fail(const struct pi_error *e, const char *call_id)
 	jsonx_set_str(ev, "code", e->code ? e->code : "error");
 	jsonx_set_str(ev, "message", e->msg);
 	jsonx_set_bool(ev, "recoverable", pi_is_temporary(e));
+	jsonx_set_int(ev, "exitCode", e->status);
 	if (call_id != NULL)
 		jsonx_set_str(ev, "toolCallId", call_id);
 	return emit(NULL, ev) == -1 ? PI_EXIT_PIPE : e->status;

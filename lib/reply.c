@@ -510,6 +510,8 @@ write_end(struct reply *r, const char *error, struct pi_error *e)
 	jsonx_set_str(ev, "stopReason", stop_event_name(r->stop));
 	jsonx_set(ev, "usage", usage_event_json(&r->usage,
 	    jsonx_get(msg, "usage")));
+	if (r->context_window > 0)
+		jsonx_set_int(ev, "contextWindow", r->context_window);
 	if (error != NULL)
 		jsonx_set_str(ev, "errorMessage", error);
 	jsonx_set(ev, "message", msg);

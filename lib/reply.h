@@ -67,6 +67,7 @@ struct reply {
 	struct usage usage;
 	struct price price;
 	int64_t input_estimate;
+	int64_t context_window;	/* the model's, from the catalogue; 0: unknown */
 	enum stop_reason stop;
 	int started, ended;
 	size_t lines;		/* events written */

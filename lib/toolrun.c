@@ -328,6 +328,7 @@ fail(struct run *r, const struct pi_error *e)
 	jsonx_set_str(ev, "code", e->code ? e->code : "error");
 	jsonx_set_str(ev, "message", e->msg);
 	jsonx_set_bool(ev, "recoverable", pi_is_temporary(e));
+	jsonx_set_int(ev, "exitCode", e->status);
 	jsonx_set_str(ev, "toolCallId", r->call->id);
 	return emit(r, ev) == -1 ? PI_EXIT_PIPE : e->status;
 }

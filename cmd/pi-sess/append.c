@@ -360,6 +360,7 @@ verb_append(int argc, char **argv)
 			jsonx_set_str(ev, "code", e.code ? e.code : "error");
 			jsonx_set_str(ev, "message", e.msg);
 			jsonx_set_bool(ev, "recoverable", pi_is_temporary(&e));
+			jsonx_set_int(ev, "exitCode", e.status);
 			(void)sess_out(ev);
 			rc = sess_fail(&e);
 		} else
