@@ -156,8 +156,11 @@ serialize(struct buf *b, struct json_object *en)
 	size_t i, n;
 
 	if (m == NULL) {
-		if ((t = jsonx_str(en, "summary")) != NULL)
-			(void)buf_addf(b, "[Summary]: %s\n\n", t);
+		/* A branch's summary is part of the story; a compaction's
+		 * goes in as <previous-summary>, once. */
+		if (strcmp(type_of(en), "branch_summary") == 0 &&
+		    (t = jsonx_str(en, "summary")) != NULL)
+			(void)buf_addf(b, "[Branch summary]: %s\n\n", t);
 		return;
 	}
 	c = jsonx_get(m, "content");
@@ -203,9 +206,53 @@ serialize(struct buf *b, struct json_object *en)
 	}
 }
 
-/* The files the summarized part read and changed, as pi lists them. */
+/* Add the n bytes at f to list, a line each, unless listed already. */
 static void
-file_ops(struct buf *b, struct path *p, size_t from, size_t to)
+add_file(struct buf *list, const char *f, size_t n)
+{
+	const char *p = list->data;
+
+	while (p != NULL && p < list->data + list->len) {
+		const char *nl = memchr(p, '\n',
+		    (size_t)(list->data + list->len - p));
+
+		if (nl != NULL && (size_t)(nl - p) == n &&
+		    memcmp(p, f, n) == 0)
+			return;
+		p = nl ? nl + 1 : NULL;
+	}
+	(void)buf_add(list, f, n);
+	(void)buf_addc(list, '\n');
+}
+
+/* Add each line of the section <tag> of text to list, once. */
+static void
+carry(struct buf *list, const char *text, const char *tag)
+{
+	char open[32], close[32];
+	const char *p, *end, *nl;
+
+	(void)snprintf(open, sizeof(open), "<%s>\n", tag);
+	(void)snprintf(close, sizeof(close), "</%s>", tag);
+	if (text == NULL || (p = strstr(text, open)) == NULL ||
+	    (end = strstr(p, close)) == NULL)
+		return;
+	for (p += strlen(open); p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		if (nl > p)
+			add_file(list, p, (size_t)(nl - p));
+	}
+}
+
+/*
+ * The files the summarized part read and changed, as pi lists them,
+ * with those of the previous summary: a file read long ago is still
+ * known.  A file changed is not listed as read.
+ */
+static void
+file_ops(struct buf *b, struct path *p, size_t from, size_t to,
+    const char *prev)
 {
 	struct buf rd, wr;
 	struct json_object *c, *blk, *args;
@@ -214,6 +261,8 @@ file_ops(struct buf *b, struct path *p, size_t from, size_t to)
 
 	buf_init(&rd, 1u << 20);
 	buf_init(&wr, 1u << 20);
+	carry(&rd, prev, "read-files");
+	carry(&wr, prev, "modified-files");
 	for (i = from; i < to; i++) {
 		if (strcmp(role_of(p->v[i]), "assistant") != 0)
 			continue;
@@ -227,13 +276,11 @@ file_ops(struct buf *b, struct path *p, size_t from, size_t to)
 			    jsonx_str(args, "path");
 			if (name == NULL || f == NULL)
 				continue;
-			if (strcmp(name, "read") == 0 && !strstr(rd.data ?
-			    rd.data : "", f))
-				(void)buf_addf(&rd, "%s\n", f);
-			else if ((strcmp(name, "write") == 0 ||
-			    strcmp(name, "edit") == 0) && !strstr(wr.data ?
-			    wr.data : "", f))
-				(void)buf_addf(&wr, "%s\n", f);
+			if (strcmp(name, "read") == 0)
+				add_file(&rd, f, strlen(f));
+			else if (strcmp(name, "write") == 0 ||
+			    strcmp(name, "edit") == 0)
+				add_file(&wr, f, strlen(f));
 		}
 	}
 	if (rd.len > 0)
@@ -299,47 +346,13 @@ reply_text(void)
 	return buf_detach(&t, NULL);
 }
 
+/* The model's window: --context-window, else what pi-llm said of it. */
 static long
 window(void)
 {
-	static char *for_model;
-	static long cached;
-	const char *args[] = { "--list-models", NULL, NULL };
-	const char *m, *slash, *s, *end, *nl;
-	struct json_object *o;
-	struct pi_error e;
-	struct buf out;
-
 	if (L.o.context_window > 0)
 		return L.o.context_window;
-	if ((m = L.model) == NULL)
-		return 0;
-	if (for_model != NULL && strcmp(for_model, m) == 0)
-		return cached;
-	free(for_model);
-	for_model = xstrdup(m);
-	cached = 0;
-	slash = strchr(m, '/');
-	args[1] = slash ? slash + 1 : m;
-	buf_init(&out, 8u << 20);
-	if (stage_run("pi-llm", args, NULL, &out, &e) == 0)
-		for (s = out.data, end = s + out.len; s != NULL && s < end;
-		    s = nl + 1) {
-			if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
-				nl = end;
-			o = jsonx_parse(s, (size_t)(nl - s), NULL);
-			if (jsonx_str(o, "id") && strcmp(jsonx_str(o, "id"),
-			    args[1]) == 0 && (slash == NULL ||
-			    (jsonx_str(o, "provider") && strncmp(m,
-			    jsonx_str(o, "provider"), (size_t)(slash - m)) ==
-			    0)))
-				cached = (long)jsonx_int(o, "contextWindow", 0);
-			json_object_put(o);
-			if (cached > 0)
-				break;
-		}
-	buf_release(&out);
-	return cached;
+	return (long)jsonx_int(L.llm_end, "contextWindow", 0);
 }
 
 int
@@ -355,11 +368,13 @@ compact_maybe(const char *reason)
 
 static void
 compaction_end(const char *reason, struct json_object *data,
-    const char *error)
+    const char *error, long long before)
 {
 	struct json_object *ev = event_new("compaction_end");
 
 	jsonx_set_str(ev, "reason", reason);
+	if (data == NULL)
+		jsonx_set_int(ev, "tokensBefore", before);
 	if (data != NULL) {
 		json_object_object_foreach(data, k, v)
 			json_object_object_add(ev, k, jsonx_ref(v));
@@ -445,7 +460,7 @@ compact_now(const char *reason, const char *instructions,
 	}
 	buf_init(&out, (size_t)-1);
 	(void)buf_adds(&out, summary);
-	file_ops(&out, &p, start, cut);
+	file_ops(&out, &p, start, cut, prev);
 	free(summary);
 	summary = buf_detach(&out, NULL);
 	(void)snprintf(toks, sizeof(toks), "%lld", before);
@@ -474,7 +489,7 @@ compact_now(const char *reason, const char *instructions,
 	jsonx_set_int(d, "tokensBefore", before);
 	jsonx_set_str(d, "entryId", out.data ? out.data : "");
 	buf_release(&out);
-	compaction_end(reason, d, NULL);
+	compaction_end(reason, d, NULL, before);
 	L.last_context_tokens = 0;
 	if (data != NULL)
 		*data = d;
@@ -485,7 +500,7 @@ compact_now(const char *reason, const char *instructions,
 	path_release(&p);
 	return 0;
 fail:
-	compaction_end(reason, NULL, why);
+	compaction_end(reason, NULL, why, before);
 	if (strcmp(reason, "overflow") == 0)
 		loop_stop(TERM_ERROR, PI_EXIT_REFUSED, "the context overflowed "
 		    "and could not be compacted: %s", why);

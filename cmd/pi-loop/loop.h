@@ -78,7 +78,8 @@ struct queued {
 struct opts {
 	const char *db, *session, *parent, *model, *api, *base_url;
 	const char *thinking, *workspace, *tools, *deny_tools, *tool_dir;
-	const char *policy, *system, *append_system;
+	const char *policy;
+	char *system, *append_system;	/* the text, files read */
 	int cont, new_session, no_session, network, allow_degraded;
 	int print, rpc, verbose_context;
 	long max_turns, parallel;
@@ -122,6 +123,7 @@ struct loop {
 	long long deadline;	/* agent_start + --timeout */
 
 	/* The run. */
+	long runs;		/* runs made by this process (--rpc: many) */
 	long long started;
 	long turns;
 	long long tokens;
@@ -129,6 +131,7 @@ struct loop {
 	struct json_object *last_assistant;	/* its message */
 	long long last_context_tokens;
 	int overflow_retried;
+	int locked;		/* we hold the session's lock */
 	/* What the model call in flight has said. */
 	int llm_quiet;		/* a summary call: nothing goes to stdout */
 	struct json_object *llm_end;	/* its message_end event */
@@ -146,7 +149,6 @@ void loop_error_event(const char *code, const char *msg, int recoverable);
 void loop_stop(enum term t, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 char **stage_argv(const char *name, const char *const *args);
-char **stage_argv_real(const char *name, const char *const *args);
 void stage_argv_free(char **argv);
 struct child *child_start(enum child_kind kind, char **argv,
     const char *input, size_t inlen, int idx, struct pi_error *e);
@@ -198,5 +200,6 @@ int compact_now(const char *reason, const char *instructions,
 
 /* prompt.c */
 char *system_prompt(void);
+char *text_arg(const char *arg, const char *opt);
 
 #endif

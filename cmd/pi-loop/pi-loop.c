@@ -260,6 +260,15 @@ lock(const char *verb)
 	return sess_run(args, NULL, NULL, &e);
 }
 
+static int
+stopped_short(struct json_object *m)
+{
+	const char *s = jsonx_str(m, "stopReason");
+
+	return s != NULL && (strcmp(s, "error") == 0 ||
+	    strcmp(s, "aborted") == 0);
+}
+
 static void
 print_answer(void)
 {
@@ -380,8 +389,15 @@ options(int argc, char **argv)
 		case OPT_PARALLEL:
 			o->parallel = count("--parallel", optarg, 1);
 			break;
-		case OPT_SYSTEM: o->system = optarg; break;
-		case OPT_APPEND: o->append_system = optarg; break;
+		case OPT_SYSTEM:
+			free(o->system);
+			o->system = text_arg(optarg, "--system");
+			break;
+		case OPT_APPEND:
+			free(o->append_system);
+			o->append_system = text_arg(optarg,
+			    "--append-system");
+			break;
 		case OPT_RPC: o->rpc = 1; break;
 		case OPT_VERBOSE: o->verbose_context = 1; break;
 		case OPT_WINDOW:
@@ -459,16 +475,22 @@ setup(void)
 		L.db = xasprintf("%s/sessions.db", L.tmpdir);
 	} else if (L.o.db != NULL)
 		L.db = xstrdup(L.o.db);
-	if (tools_build(&e) == -1)
+	if (tools_build(&e) == -1) {
+		/* A tool named that is no tool is a usage error, like others. */
+		if (e.status == PI_EXIT_USAGE) {
+			fprintf(stderr, "pi-loop: %s\n", e.msg);
+			return PI_EXIT_USAGE;
+		}
 		return setup_fail(e.status, "%s", e.msg);
+	}
 	if ((code = open_session()) != 0)
 		return code;
-	if ((code = lock("lock")) != 0) {
-		*L.session = '\0';	/* not ours to unlock */
+	/* A temporary database is ours alone: nothing to lock. */
+	if (L.tmpdir == NULL && (code = lock("lock")) != 0)
 		return setup_fail(code == -1 ? PI_EXIT_FAIL : code, "session "
 		    "'%s' is in use by another run (pi-sess lock: exit %d)",
-		    L.o.session ? L.o.session : "", code);
-	}
+		    L.session, code);
+	L.locked = L.tmpdir == NULL;
 	L.system = system_prompt();
 	if (recorder_start(&e) == -1)
 		return setup_fail(e.status, "%s", e.msg);
@@ -486,7 +508,7 @@ teardown(void)
 		proc_kill(&c->p, SIGKILL);
 		child_free(c);
 	}
-	if (*L.session && L.tmpdir == NULL)
+	if (L.locked)
 		(void)lock("unlock");
 	if (L.tmpdir != NULL) {
 		/* The temporary database and its WAL files. */
@@ -541,8 +563,12 @@ main(int argc, char **argv)
 		json_object_put(prompts);
 	}
 	free(text);
+	free(L.o.system);
+	free(L.o.append_system);
 	teardown();
-	if (L.o.print && L.last_assistant != NULL && code != PI_EXIT_PIPE)
+	/* The answer, when there is one: not the text of a failed call. */
+	if (L.o.print && L.last_assistant != NULL && code != PI_EXIT_PIPE &&
+	    !stopped_short(L.last_assistant))
 		print_answer();
 	if (fflush(stdout) != 0 && code == 0)
 		code = errno == EPIPE ? PI_EXIT_PIPE : PI_EXIT_FAIL;

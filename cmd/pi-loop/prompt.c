@@ -54,8 +54,9 @@ slurp(const char *path)
 	return buf_detach(&b, NULL);
 }
 
-/* TEXT, or the contents of FILE for @FILE. */
-static char *
+/* TEXT, or the contents of FILE for @FILE; a file that cannot be read
+ * is a usage error, said before anything is made. */
+char *
 text_arg(const char *arg, const char *opt)
 {
 	char *t;
@@ -123,17 +124,15 @@ system_prompt(void)
 {
 	struct buf b;
 	struct json_object *def;
-	char *t, date[32];
+	char date[32];
 	time_t now = (time_t)(event_clock_ms() / 1000);
 	struct tm tm;
 	size_t i;
 
 	buf_init(&b, (size_t)-1);
-	if (L.o.system != NULL) {
-		t = text_arg(L.o.system, "--system");
-		(void)buf_adds(&b, t);
-		free(t);
-	} else {
+	if (L.o.system != NULL)
+		(void)buf_adds(&b, L.o.system);
+	else {
 		(void)buf_adds(&b, intro);
 		(void)buf_adds(&b, "\n\nAvailable tools:");
 		for (i = 0; i < L.ntools; i++) {
@@ -144,11 +143,8 @@ system_prompt(void)
 		}
 		(void)buf_addf(&b, "\n\n%s", guidelines);
 	}
-	if (L.o.append_system != NULL) {
-		t = text_arg(L.o.append_system, "--append-system");
-		(void)buf_addf(&b, "\n\n%s", t);
-		free(t);
-	}
+	if (L.o.append_system != NULL)
+		(void)buf_addf(&b, "\n\n%s", L.o.append_system);
 	project_context(&b);
 	if (localtime_r(&now, &tm) == NULL ||
 	    strftime(date, sizeof(date), "%Y-%m-%d", &tm) == 0)

@@ -170,24 +170,8 @@ stage_path(const char *name)
  * A stage's argv.  PI_LLM, PI_TOOL and PI_SESS hold a command line for
  * sh, so a wrapper or a pipeline can stand in: the arguments follow it.
  */
-static char **argv_of(const char *name, const char *const *args,
-    int override);
-
 char **
 stage_argv(const char *name, const char *const *args)
-{
-	return argv_of(name, args, 1);
-}
-
-/* The program itself, whatever stands in for the stage: for queries. */
-char **
-stage_argv_real(const char *name, const char *const *args)
-{
-	return argv_of(name, args, 0);
-}
-
-static char **
-argv_of(const char *name, const char *const *args, int override)
 {
 	static const struct { const char *name, *env; } envs[] = {
 		{ "pi-llm", "PI_LLM" }, { "pi-tool", "PI_TOOL" },
@@ -197,7 +181,7 @@ argv_of(const char *name, const char *const *args, int override)
 	size_t i, n = 0, k = 0;
 	char **argv;
 
-	for (i = 0; override && i < sizeof(envs) / sizeof(envs[0]); i++)
+	for (i = 0; i < sizeof(envs) / sizeof(envs[0]); i++)
 		if (strcmp(envs[i].name, name) == 0)
 			cmd = getenv(envs[i].env);
 	while (args[n] != NULL)
@@ -545,9 +529,7 @@ int
 stage_run(const char *name, const char *const *args, const char *input,
     struct buf *out, struct pi_error *e)
 {
-	/* pi-llm runs as a stage for calls only: a query goes to it. */
-	char **argv = strcmp(name, "pi-llm") == 0 ? stage_argv_real(name,
-	    args) : stage_argv(name, args);
+	char **argv = stage_argv(name, args);
 	struct proc p;
 	struct pollfd pfd[2];
 	char b[65536];
@@ -656,16 +638,30 @@ record(struct json_object *line, const char *wait_id)
 	return 0;
 }
 
+/* How long a stored line may take: the database's own busy wait, and
+ * some. */
+#define STORE_WAIT_MS	35000
+
+static long long store_wait_since;
+
 static int
 all_stored(void *arg)
 {
+	long long now = pi_mono_ms();
+
 	(void)arg;
-	return L.nwaiting == 0 || L.recorder == NULL || L.recorder->done;
+	if (L.nwaiting == 0 || L.recorder == NULL || L.recorder->done)
+		return 1;
+	/* An abort waits for the recorder only as long as for a tool. */
+	if (L.abort_at > 0 && now - L.abort_at > L.o.grace_ms + 3000)
+		return 1;
+	return now - store_wait_since > STORE_WAIT_MS;
 }
 
 int
 wait_stored(void)
 {
+	store_wait_since = pi_mono_ms();
 	if (pump(all_stored, NULL) == -1)
 		return -1;
 	if (L.nwaiting > 0) {

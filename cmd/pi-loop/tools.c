@@ -346,6 +346,7 @@ struct call {
 	struct child *child;
 	struct json_object *end;	/* its tool_execution_end */
 	long long started;
+	int duplicate;		/* its id is an earlier call's */
 };
 
 static struct call *calls;
@@ -435,6 +436,13 @@ start_call(struct call *k)
 	size_t n = 0;
 
 	k->started = pi_mono_ms();
+	if (k->duplicate) {
+		text = xasprintf("This call did not run: its id %s is that of "
+		    "an earlier call in the same message.", k->id);
+		own_result(k, 0, "duplicate_id", text);
+		free(text);
+		return;
+	}
 	if (t == NULL) {
 		text = find_tool(k->name, 0) ? xasprintf("Tool %s is not "
 		    "allowed in this run (policy).", k->name) :
@@ -539,6 +547,11 @@ record_ready(size_t *next, struct json_object *results)
 	struct json_object *m;
 
 	while (*next < ncalls && calls[*next].state == C_DONE) {
+		/* One result per id: the provider would take no second. */
+		if (calls[*next].duplicate) {
+			++*next;
+			continue;
+		}
 		m = context_tool_result(calls[*next].end, calls[*next].name);
 		json_object_array_add(results, jsonx_ref(m));
 		(void)post_message(m, "toolResult");
@@ -552,7 +565,7 @@ tools_run(struct json_object *assistant, const char *mid,
     struct json_object **results)
 {
 	struct json_object *content = jsonx_arr(assistant, "content"), *b;
-	size_t i, next = 0, recorded = 0, running = 0;
+	size_t i, j, next = 0, recorded = 0, running = 0;
 	long parallel = L.o.parallel > 0 ? L.o.parallel : 1;
 	const char *why;
 	int steered = 0;
@@ -570,6 +583,9 @@ tools_run(struct json_object *assistant, const char *mid,
 		calls[ncalls].name = jsonx_str(b, "name") ?
 		    jsonx_str(b, "name") : "";
 		calls[ncalls].input = jsonx_obj(b, "arguments");
+		for (j = 0; j < ncalls; j++)
+			if (strcmp(calls[j].id, calls[ncalls].id) == 0)
+				calls[ncalls].duplicate = 1;
 		ncalls++;
 	}
 	for (;;) {

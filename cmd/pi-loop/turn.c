@@ -485,7 +485,10 @@ run_agent(struct json_object *prompts)
 	L.overflow_retried = 0;
 	L.started = pi_now_ms();
 	L.deadline = L.o.timeout_ms > 0 ? pi_mono_ms() + L.o.timeout_ms : 0;
-	start_settings();
+	/* A session made for this run has no settings to learn yet. */
+	if (*L.resumed || L.runs > 0 || L.thinking != NULL)
+		start_settings();
+	L.runs++;
 	emit_agent_start();
 	/* The prompt used is part of the session: resuming finds it. */
 	line = json_object_new_object();
