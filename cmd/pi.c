@@ -59,13 +59,24 @@ run(char **argv)
 	exit(errno == ENOENT ? 127 : 126);
 }
 
-/* A child's status as an exit code, as execline passes it on. */
+static pid_t loop_pid;
+
+/* A child's status as an exit code: pi-loop's own statuses pass as they
+ * are (130, 141, 143 say how the run ended); a signal gives 128 + n. */
 static int
 code(int status)
 {
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status) >= 128 ? 128 : WEXITSTATUS(status);
+	return WEXITSTATUS(status);
+}
+
+/* A signal sent to pi alone is the run's: pi-loop ends it properly. */
+static void
+forward(int sig)
+{
+	if (loop_pid > 0)
+		(void)kill(loop_pid, sig);
 }
 
 static int
@@ -97,9 +108,14 @@ loop_into_view(char **loop)
 		fprintf(stderr, "pi: fork: %s\n", strerror(errno));
 		return PI_EXIT_FAIL;
 	}
-	/* Ctrl-C reaches both through the terminal; we only wait. */
+	/*
+	 * Ctrl-C reaches both through the terminal, so pi only waits; a
+	 * SIGTERM or SIGHUP sent to pi alone goes on to pi-loop.
+	 */
+	loop_pid = lp;
 	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
+	signal(SIGTERM, forward);
+	signal(SIGHUP, forward);
 	while (n > 0 && (w = wait(&st)) != -1) {
 		if (w == lp)
 			loop_st = code(st), n--;
@@ -117,7 +133,7 @@ main(int argc, char **argv)
 	    "view" };
 	static char new_flag[] = "--new", continue_flag[] = "-c";
 	char **loop, *name, *slash;
-	int i, k = 0, nflag = 0, print = 0, session = 0;
+	int i, k = 0, nflag = 0, print = 0, session = 0, status;
 	ssize_t n;
 	size_t j;
 
@@ -158,8 +174,11 @@ main(int argc, char **argv)
 			nflag = 1;
 			continue;
 		}
+		/* What is not an event stream does not go to pi-view. */
 		if (strcmp(argv[i], "-p") == 0 || strcmp(argv[i], "--rpc") ==
-		    0)
+		    0 || strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-V") ==
+		    0 || strcmp(argv[i], "--version") == 0)
 			print = 1;
 		if (strcmp(argv[i], "-s") == 0 || strcmp(argv[i], "-c") == 0 ||
 		    strcmp(argv[i], "--new") == 0 ||
@@ -177,5 +196,8 @@ main(int argc, char **argv)
 	loop[k] = NULL;
 	if (print)
 		run(loop);
-	return loop_into_view(loop);
+	status = loop_into_view(loop);
+	free(loop[0]);
+	free(loop);
+	return status;
 }

@@ -31,8 +31,9 @@ struct json_object;
 #define RENDER_LINES	5	/* output lines shown per tool without -v */
 
 struct render_tool {
-	char id[128];
+	char id[256];
 	char name[64];
+	char args[128];		/* the short form of its arguments */
 	long shown, hidden;	/* output lines */
 	struct buf partial;	/* an output line not ended yet */
 	int updates;		/* it streamed output */
@@ -50,6 +51,10 @@ struct render {
 	int status;		/* as the stream reports it */
 	int summarized;
 	int streamed;		/* the open message's text came as deltas */
+	int gone;		/* the output can no longer be written */
+	struct render_tool *last_tool;	/* whose line was written last */
+	char last_error[256];	/* shown once, though several events say it */
+	char last_id[256];	/* of the previous entry of a session file */
 	struct render_tool tools[RENDER_TOOLS];
 	/* For the summary of a stream without agent_end. */
 	long turns;

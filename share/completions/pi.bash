@@ -59,9 +59,15 @@ _pi_dirs()
 	COMPREPLY=($(compgen -d -- "$cur"))
 }
 
-# The argument of an option, when prev takes one; 1 if handled.
+# The argument of an option of program $1, when prev takes one; 1 if
+# handled.
 _pi_option_arg()
 {
+	case $1:$prev in
+	pi-llm:-s)
+		COMPREPLY=()	# pi-llm's -s is a system prompt, not a session
+		return 0 ;;
+	esac
 	case $prev in
 	-m|--model)
 		_pi_words "$(_pi_models)" ;;
@@ -69,6 +75,7 @@ _pi_option_arg()
 		_pi_words "$(_pi_providers)" ;;
 	-t)
 		_pi_words "off
+none
 low
 medium
 high" ;;
@@ -80,9 +87,10 @@ google-generative-ai
 faux" ;;
 	-s|--parent|--session)
 		_pi_words "$(_pi_sessions)" ;;
-	-w|--tool-dir|--output-dir|--cwd|--allow-read|--allow-write|\
-	--deny-read)
+	-w|--tool-dir|--output-dir|--cwd)
 		_pi_dirs ;;
+	--allow-read|--allow-write|--deny-read)
+		_pi_files ;;
 	-d|--policy|--faux-script|--record|--replay|--summary-file|\
 	--system|--append-system)
 		_pi_files ;;
@@ -105,7 +113,7 @@ _pi_program()
 {
 	local prog=$1 cur=${COMP_WORDS[COMP_CWORD]} prev
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	_pi_option_arg && return
+	_pi_option_arg "$prog" && return
 	if [[ $cur == -* ]]; then
 		_pi_words "$(_pi_flags "$prog")"
 		return
@@ -120,9 +128,9 @@ _pi_program()
 
 _pi_sess()
 {
-	local cur=${COMP_WORDS[COMP_CWORD]} prev verb= i n=0 session=
+	local cur=${COMP_WORDS[COMP_CWORD]} prev verb= i n=0 session= in=
 	prev=${COMP_WORDS[COMP_CWORD-1]}
-	_pi_option_arg && return
+	_pi_option_arg pi-sess && return
 	if [[ $cur == -* ]]; then
 		_pi_words "$(_pi_flags pi-sess)"
 		return
@@ -130,7 +138,10 @@ _pi_sess()
 	# The verb is the first word that is no option or option value.
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		-d|--name|--cwd|--parent|--at|--session|--summary-file|\
+		--session)
+			in=${COMP_WORDS[i+1]}
+			((i++)) ;;
+		-d|--name|--cwd|--parent|--at|--summary-file|\
 		--first-kept|--tokens-before|--pid)
 			((i++)) ;;
 		-*) ;;
@@ -173,8 +184,13 @@ check"
 			_pi_words "$(_pi_entries "$session")"
 		fi ;;
 	label)
-		((n == 0)) && _pi_words "$(pi-sess --json ls --all 2>/dev/null |
-		    sed -n 's/.*"headId":"\([^"]*\)".*/\1/p')" ;;
+		# The entries of --session's session, else every head.
+		if ((n == 0)) && [[ -n $in ]]; then
+			_pi_words "$(_pi_entries "$in")"
+		elif ((n == 0)); then
+			_pi_words "$(pi-sess --json ls --all 2>/dev/null |
+			    sed -n 's/.*"headId":"\([^"]*\)".*/\1/p')"
+		fi ;;
 	show|log|tree|context|append|name|rm|compact|lock|unlock|export)
 		((n == 0)) && _pi_words "$(_pi_sessions)" ;;
 	esac
@@ -204,7 +220,7 @@ view"
 		fi ;;
 	*)
 		local prev=${COMP_WORDS[COMP_CWORD-1]}
-		_pi_option_arg && return
+		_pi_option_arg pi-loop && return
 		[[ $cur == -* ]] && _pi_words "-n
 $(_pi_flags pi-loop)" ;;
 	esac
