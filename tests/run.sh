@@ -17,6 +17,15 @@ if [ $# -eq 0 ]; then
 		echo "Result: FAIL"
 		exit 1
 	fi
+	for t in tests/[0-9]*.sh; do
+		# prove passes over a test it cannot run and still says PASS.
+		[ -x "$t" ] || missing="$missing $t (not executable)"
+	done
+	if [ -n "$missing" ]; then
+		echo "run.sh: cannot run:$missing" >&2
+		echo "Result: FAIL"
+		exit 1
+	fi
 	set -- tests/unit/*.t tests/[0-9]*.sh
 	for t; do
 		[ -e "$t" ] && set -- "$@" "$t"
