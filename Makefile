@@ -25,7 +25,8 @@ LIBOBJ = lib/buf.o lib/catalog.o lib/config.o lib/context.o lib/event.o \
 	lib/confine.o lib/denylist.o lib/landlock.o lib/mountview.o \
 	lib/sandbox.o lib/sandbox_child.o lib/capture.o lib/tooldir.o lib/walk.o \
 	lib/retrans.o lib/toolcall.o lib/toolrun.o \
-	lib/store.o lib/projection.o lib/pifile.o lib/proc.o lib/render.o
+	lib/store.o lib/projection.o lib/pifile.o lib/proc.o lib/render.o \
+	lib/curlfn.o
 HDR = lib/buf.h lib/catalog.h lib/config.h lib/context.h lib/event.h \
 	lib/http.h lib/jsonx.h lib/llm.h lib/ndjson.h lib/provider.h \
 	lib/record.h lib/reply.h lib/schema.h lib/sse.h lib/utf8.h lib/util.h \
@@ -33,7 +34,8 @@ HDR = lib/buf.h lib/catalog.h lib/config.h lib/context.h lib/event.h \
 	lib/confine.h lib/denylist.h lib/landlock.h lib/mountview.h \
 	lib/sandbox.h lib/capture.h lib/tooldir.h \
 	lib/walk.h lib/retrans.h lib/udiff.h lib/toolcall.h \
-	lib/toolrun.h lib/banned.h lib/store.h lib/projection.h lib/pifile.h lib/proc.h lib/render.h
+	lib/toolrun.h lib/banned.h lib/store.h lib/projection.h lib/pifile.h lib/proc.h lib/render.h \
+	lib/curlfn.h
 PROGS = bin/pi bin/pi-llm bin/pi-tool bin/pi-sess bin/pi-loop bin/pi-view
 LOOPOBJ = cmd/pi-loop/pi-loop.o cmd/pi-loop/stage.o cmd/pi-loop/turn.o \
 	cmd/pi-loop/tools.o cmd/pi-loop/rpc.o cmd/pi-loop/compact.o \
@@ -77,9 +79,10 @@ bin/pi: cmd/pi.o lib/libpi.a
 bin/pi-view: cmd/pi-view.o lib/libpi.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-view.o lib/libpi.a -ljson-c
 
+# pi-llm loads libcurl when a call goes out (lib/curlfn.h), so a run of
+# the faux provider or a replay starts without it.
 bin/pi-llm: cmd/pi-llm.o lib/libpi.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-llm.o lib/libpi.a \
-		-lcurl -ljson-c
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-llm.o lib/libpi.a -ljson-c
 
 $(SESSOBJ): $(HDR) cmd/pi-sess/sess.h
 $(LOOPOBJ): $(HDR) cmd/pi-loop/loop.h

@@ -22,6 +22,7 @@
 #include "catalog.h"
 #include "config.h"
 #include "context.h"
+#include "curlfn.h"
 #include "event.h"
 #include "jsonx.h"
 #include "llm.h"
@@ -513,8 +514,13 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	reply_init(&r, p->name, api_of(p, model), model, emit, NULL);
+	/* libcurl only for a call that goes out: see curlfn.h. */
+	if (strcmp(api_of(p, model), "faux") != 0 && replay_flag == NULL &&
+	    curlfn_load(&e) == -1) {
+		status = fail(&e, NULL);
+		goto done;
+	}
 	if ((info = catalog_find(&catalog, p->name, model)) != NULL) {
 		catalog_price(info, &r.price);
 		r.context_window = jsonx_int(info, "contextWindow", 0);
@@ -547,7 +553,7 @@ main(int argc, char **argv)
 done:
 	record_close(&rec);
 	reply_release(&r);
-	curl_global_cleanup();
+	curlfn_unload();
 out:
 	context_release(&ctx);
 	catalog_release(&catalog);

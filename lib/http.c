@@ -9,6 +9,7 @@
 
 #include <curl/curl.h>
 
+#include "curlfn.h"
 #include "util.h"
 #include "banned.h"
 
@@ -96,7 +97,7 @@ on_header(char *p, size_t size, size_t nmemb, void *arg)
 		d = strtod(tmp, &end);
 		if (end != tmp && *end == '\0' && d >= 0)
 			res->retry_after_ms = (long long)(d * 1000);
-		else if ((t = curl_getdate(tmp, NULL)) != -1)
+		else if ((t = curlfn.getdate(tmp, NULL)) != -1)
 			res->retry_after_ms = t > time(NULL) ?
 			    (long long)(t - time(NULL)) * 1000 : 0;
 	} else if (header_is(p, n, "x-should-retry", &v, &vn)) {
@@ -119,7 +120,7 @@ on_body(char *p, size_t size, size_t nmemb, void *arg)
 
 	x->last_byte_ms = pi_mono_ms();
 	if (!x->status_known) {
-		curl_easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE,
+		curlfn.easy_getinfo(x->curl, CURLINFO_RESPONSE_CODE,
 		    &res->status);
 		x->status_known = 1;
 	}
@@ -145,22 +146,22 @@ make_headers(const char *const *h)
 	struct curl_slist *list = NULL, *l;
 
 	for (; h != NULL && *h != NULL; h++) {
-		if ((l = curl_slist_append(list, *h)) == NULL) {
-			curl_slist_free_all(list);
+		if ((l = curlfn.slist_append(list, *h)) == NULL) {
+			curlfn.slist_free_all(list);
 			return NULL;
 		}
 		list = l;
 	}
 	/* A server that never answers 100-continue costs a second. */
-	return curl_slist_append(list, "Expect:");
+	return curlfn.slist_append(list, "Expect:");
 }
 
 static int
 network(struct http_result *res, CURLcode rc)
 {
 	res->outcome = HTTP_NETWORK;
-	copy_value(res->detail, sizeof(res->detail), curl_easy_strerror(rc),
-	    strlen(curl_easy_strerror(rc)));
+	copy_value(res->detail, sizeof(res->detail), curlfn.easy_strerror(rc),
+	    strlen(curlfn.easy_strerror(rc)));
 	return -1;
 }
 
@@ -179,31 +180,31 @@ http_post(const struct http_request *req, struct http_result *res)
 	x.req = req;
 	x.res = res;
 	if ((headers = make_headers(req->headers)) == NULL ||
-	    (x.curl = curl_easy_init()) == NULL ||
-	    (multi = curl_multi_init()) == NULL) {
-		curl_easy_cleanup(x.curl);
-		curl_slist_free_all(headers);
+	    (x.curl = curlfn.easy_init()) == NULL ||
+	    (multi = curlfn.multi_init()) == NULL) {
+		curlfn.easy_cleanup(x.curl);
+		curlfn.slist_free_all(headers);
 		res->outcome = HTTP_NETWORK;
 		copy_value(res->detail, sizeof(res->detail), "curl init", 9);
 		return -1;
 	}
-	curl_easy_setopt(x.curl, CURLOPT_URL, req->url);
-	curl_easy_setopt(x.curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(x.curl, CURLOPT_POST, 1L);
-	curl_easy_setopt(x.curl, CURLOPT_POSTFIELDS, req->body);
-	curl_easy_setopt(x.curl, CURLOPT_POSTFIELDSIZE_LARGE,
+	curlfn.easy_setopt(x.curl, CURLOPT_URL, req->url);
+	curlfn.easy_setopt(x.curl, CURLOPT_HTTPHEADER, headers);
+	curlfn.easy_setopt(x.curl, CURLOPT_POST, 1L);
+	curlfn.easy_setopt(x.curl, CURLOPT_POSTFIELDS, req->body);
+	curlfn.easy_setopt(x.curl, CURLOPT_POSTFIELDSIZE_LARGE,
 	    (curl_off_t)req->body_len);
-	curl_easy_setopt(x.curl, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(x.curl, CURLOPT_WRITEDATA, &x);
-	curl_easy_setopt(x.curl, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(x.curl, CURLOPT_HEADERDATA, &x);
-	curl_easy_setopt(x.curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(x.curl, CURLOPT_CONNECTTIMEOUT_MS,
+	curlfn.easy_setopt(x.curl, CURLOPT_WRITEFUNCTION, on_body);
+	curlfn.easy_setopt(x.curl, CURLOPT_WRITEDATA, &x);
+	curlfn.easy_setopt(x.curl, CURLOPT_HEADERFUNCTION, on_header);
+	curlfn.easy_setopt(x.curl, CURLOPT_HEADERDATA, &x);
+	curlfn.easy_setopt(x.curl, CURLOPT_NOSIGNAL, 1L);
+	curlfn.easy_setopt(x.curl, CURLOPT_CONNECTTIMEOUT_MS,
 	    req->connect_timeout_ms);
-	curl_easy_setopt(x.curl, CURLOPT_TCP_NODELAY, 1L);
-	curl_easy_setopt(x.curl, CURLOPT_USERAGENT, "pi/" PI_VERSION);
-	curl_easy_setopt(x.curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_multi_add_handle(multi, x.curl);
+	curlfn.easy_setopt(x.curl, CURLOPT_TCP_NODELAY, 1L);
+	curlfn.easy_setopt(x.curl, CURLOPT_USERAGENT, "pi/" PI_VERSION);
+	curlfn.easy_setopt(x.curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	curlfn.multi_add_handle(multi, x.curl);
 
 	x.last_byte_ms = pi_mono_ms();
 	while (!done) {
@@ -211,9 +212,9 @@ http_post(const struct http_request *req, struct http_result *res)
 			res->outcome = HTTP_ABORTED;
 			goto out;
 		}
-		if (curl_multi_perform(multi, &running) != CURLM_OK)
+		if (curlfn.multi_perform(multi, &running) != CURLM_OK)
 			break;
-		while ((msg = curl_multi_info_read(multi, &left)) != NULL)
+		while ((msg = curlfn.multi_info_read(multi, &left)) != NULL)
 			if (msg->msg == CURLMSG_DONE) {
 				rc = msg->data.result;
 				done = 1;
@@ -229,7 +230,7 @@ http_post(const struct http_request *req, struct http_result *res)
 		}
 		if (req->idle_ms <= 0 || wait > 50)
 			wait = 50;
-		curl_multi_poll(multi, NULL, 0, (int)wait, NULL);
+		curlfn.multi_poll(multi, NULL, 0, (int)wait, NULL);
 	}
 	if (x.stopped) {
 		res->outcome = HTTP_STOPPED;
@@ -242,13 +243,13 @@ http_post(const struct http_request *req, struct http_result *res)
 		goto out;
 	}
 	if (!x.status_known)
-		curl_easy_getinfo(x.curl, CURLINFO_RESPONSE_CODE, &res->status);
+		curlfn.easy_getinfo(x.curl, CURLINFO_RESPONSE_CODE, &res->status);
 	res->outcome = HTTP_DONE;
 	ret = 0;
 out:
-	curl_multi_remove_handle(multi, x.curl);
-	curl_easy_cleanup(x.curl);
-	curl_multi_cleanup(multi);
-	curl_slist_free_all(headers);
+	curlfn.multi_remove_handle(multi, x.curl);
+	curlfn.easy_cleanup(x.curl);
+	curlfn.multi_cleanup(multi);
+	curlfn.slist_free_all(headers);
 	return ret;
 }

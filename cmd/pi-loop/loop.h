@@ -181,7 +181,9 @@ int post_message(struct json_object *message, const char *role);
 struct json_object *user_message(const char *text);
 
 /* tools.c */
-int tools_build(struct pi_error *e);
+/* pi-tool --list, started at once, read by tools_build (which frees it). */
+struct child *tools_list_start(struct pi_error *e);
+int tools_build(struct child *list, struct pi_error *e);
 const char *const *tool_names(void);
 int tools_run(struct json_object *assistant, const char *message_id,
     struct json_object **results);

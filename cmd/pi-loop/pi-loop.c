@@ -452,8 +452,10 @@ prompt_text(int argc, char **argv)
 static int
 setup(void)
 {
+	const char *rm[] = { "rm", L.session, NULL };
+	struct child *list;
 	char path[PATH_MAX];
-	struct pi_error e;
+	struct pi_error e, e2;
 	const char *tmp = getenv("TMPDIR");
 	int code;
 
@@ -475,7 +477,14 @@ setup(void)
 		L.db = xasprintf("%s/sessions.db", L.tmpdir);
 	} else if (L.o.db != NULL)
 		L.db = xstrdup(L.o.db);
-	if (tools_build(&e) == -1) {
+	/* The tool list is made while the session is opened. */
+	if ((list = tools_list_start(&e)) == NULL)
+		return setup_fail(e.status, "%s", e.msg);
+	code = open_session();
+	if (tools_build(list, &e) == -1) {
+		/* The session made for this run goes with it. */
+		if (code == 0 && *L.resumed == '\0' && L.tmpdir == NULL)
+			(void)sess_run(rm, NULL, NULL, &e2);
 		/* A tool named that is no tool is a usage error, like others. */
 		if (e.status == PI_EXIT_USAGE) {
 			fprintf(stderr, "pi-loop: %s\n", e.msg);
@@ -483,7 +492,7 @@ setup(void)
 		}
 		return setup_fail(e.status, "%s", e.msg);
 	}
-	if ((code = open_session()) != 0)
+	if (code != 0)
 		return code;
 	/* A temporary database is ours alone: nothing to lock. */
 	if (L.tmpdir == NULL && (code = lock("lock")) != 0)

@@ -262,33 +262,51 @@ add_lines(const char *text, size_t len, int layer,
 	}
 }
 
-int
-tools_build(struct pi_error *e)
+struct child *
+tools_list_start(struct pi_error *e)
 {
 	const char *args[6];
-	struct json_object *policy = NULL;
-	struct buf out;
-	size_t i, n = 0;
-	int code;
+	struct child *c;
+	char **argv;
+	size_t n = 0;
 
-	if (L.o.policy != NULL && (policy = read_policy(e)) == NULL)
-		return -1;
 	args[n++] = "--list";
 	if (L.o.tool_dir != NULL) {
 		args[n++] = "--tool-dir";
 		args[n++] = L.o.tool_dir;
 	}
 	args[n] = NULL;
-	buf_init(&out, 64u << 20);
-	code = stage_run("pi-tool", args, NULL, &out, e);
+	argv = stage_argv("pi-tool", args);
+	c = child_start(K_CAPTURE, argv, NULL, 0, 0, e);
+	stage_argv_free(argv);
+	return c;
+}
+
+int
+tools_build(struct child *list, struct pi_error *e)
+{
+	struct json_object *policy = NULL;
+	struct buf out;
+	size_t i;
+	int code;
+
+	if (pump(child_done, list) == -1)
+		return pi_err(e, PI_EXIT_FAIL, "tools", "poll: %s",
+		    strerror(errno));
+	code = list->code;
+	out = list->out;
+	buf_init(&list->out, 1);
+	child_free(list);
+	if (L.o.policy != NULL && (policy = read_policy(e)) == NULL) {
+		buf_release(&out);
+		return -1;
+	}
 	/* 3: some custom tool is unusable; pi-tool has said which. */
 	if (code != 0 && code != PI_EXIT_INPUT) {
 		buf_release(&out);
 		json_object_put(policy);
-		if (code > 0)
-			pi_err(e, code, "tools", "pi-tool --list failed "
-			    "(exit %d)", code);
-		return -1;
+		return pi_err(e, code, "tools", "pi-tool --list failed (exit "
+		    "%d)", code);
 	}
 	add_lines(out.data ? out.data : "", out.len, 0, policy);
 	buf_release(&out);
