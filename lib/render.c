@@ -389,15 +389,11 @@ tool_end(struct render *r, struct json_object *o)
 			(void)snprintf(why, sizeof(why), "exit %lld",
 			    (long long)jsonx_int(o, "exitCode", 0));
 		else {
-			first_line(why, sizeof(why) - 64, msg ? msg : out,
-			    120);
-			if (code != NULL) {
-				char b[sizeof(why)];
+			char first[140];
 
-				(void)snprintf(b, sizeof(b), "%s: %s", code,
-				    why);
-				(void)snprintf(why, sizeof(why), "%s", b);
-			}
+			first_line(first, sizeof(first), msg ? msg : out, 120);
+			(void)snprintf(why, sizeof(why), "%.48s%s%s", code ?
+			    code : "", code ? ": " : "", first);
 		}
 	}
 	outcome(r, ok, t->name, why, d);
