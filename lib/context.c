@@ -268,6 +268,25 @@ context_add_user_text(struct context *c, const char *text)
 	json_object_array_add(c->messages, m);
 }
 
+struct json_object *
+context_user_message(struct json_object *content, int64_t ts)
+{
+	struct json_object *m = json_object_new_object(), *c, *b;
+
+	jsonx_set_str(m, "role", "user");
+	if (jsonx_is(content, json_type_string)) {
+		c = json_object_new_array();
+		b = json_object_new_object();
+		jsonx_set_str(b, "type", "text");
+		jsonx_set(b, "text", jsonx_ref(content));
+		json_object_array_add(c, b);
+	} else
+		c = content ? jsonx_ref(content) : json_object_new_array();
+	jsonx_set(m, "content", c);
+	jsonx_set_int(m, "timestamp", ts);
+	return m;
+}
+
 char *
 content_text(struct json_object *content, const char *sep)
 {

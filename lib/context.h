@@ -19,6 +19,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct json_object;
 struct pi_error;
@@ -55,6 +56,13 @@ int context_check_message(struct json_object *m, int pi_roles,
  */
 struct json_object *context_tool_result(struct json_object *ev,
     const char *tool_name);
+
+/*
+ * A user message (a new object) of the content: blocks as they are, a
+ * string as one text block, pi's shape for a prompt.
+ */
+struct json_object *context_user_message(struct json_object *content,
+    int64_t ts);
 
 /* The text blocks of a content (a string or blocks), joined by sep. */
 char *content_text(struct json_object *content, const char *sep);

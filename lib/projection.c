@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "context.h"
 #include "event.h"
 #include "jsonx.h"
 #include "ndjson.h"
@@ -61,50 +62,26 @@ push(struct projection *p, char *line, size_t len)
 	p->chars += len;
 }
 
-/* A user message of one text block, as a line. */
+/* A user message with the given content (a string or blocks), a line. */
 static char *
-user_text(const char *text, int64_t ts, size_t *len)
+user_content(struct json_object *content, int64_t ts, size_t *len)
 {
-	struct json_object *m = json_object_new_object(), *c, *b;
-	const char *s;
-	char *line;
+	struct json_object *m = context_user_message(content, ts);
+	const char *s = jsonx_string(m, len);
+	char *line = xstrndup(s, *len);
 
-	jsonx_set_str(m, "role", "user");
-	c = json_object_new_array();
-	b = json_object_new_object();
-	jsonx_set_str(b, "type", "text");
-	jsonx_set(b, "text", jsonx_new_str(text, strlen(text)));
-	json_object_array_add(c, b);
-	jsonx_set(m, "content", c);
-	jsonx_set_int(m, "timestamp", ts);
-	s = jsonx_string(m, len);
-	line = xstrndup(s, *len);
 	json_object_put(m);
 	return line;
 }
 
-/* A user message with the given content (a string or blocks). */
+/* A user message of one text block, as a line. */
 static char *
-user_content(struct json_object *content, int64_t ts, size_t *len)
+user_text(const char *text, int64_t ts, size_t *len)
 {
-	struct json_object *m = json_object_new_object(), *c, *b;
-	const char *s;
-	char *line;
+	struct json_object *t = jsonx_new_str(text, strlen(text));
+	char *line = user_content(t, ts, len);
 
-	jsonx_set_str(m, "role", "user");
-	if (jsonx_is(content, json_type_string)) {
-		c = json_object_new_array();
-		b = json_object_new_object();
-		jsonx_set_str(b, "type", "text");
-		jsonx_set(b, "text", jsonx_ref(content));
-		json_object_array_add(c, b);
-	} else
-		c = content ? jsonx_ref(content) : json_object_new_array();
-	jsonx_set(m, "content", c);
-	jsonx_set_int(m, "timestamp", ts);
-	s = jsonx_string(m, len);
-	line = xstrndup(s, *len);
-	json_object_put(m);
+	json_object_put(t);
 	return line;
 }
 

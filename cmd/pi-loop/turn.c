@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context.h"
 #include "event.h"
 #include "jsonx.h"
 #include "util.h"
@@ -36,16 +37,10 @@ static const char *const term_names[] = {
 struct json_object *
 user_message(const char *text)
 {
-	struct json_object *m = json_object_new_object(), *c, *b;
+	struct json_object *t = jsonx_new_str(text, strlen(text));
+	struct json_object *m = context_user_message(t, event_clock_ms());
 
-	jsonx_set_str(m, "role", "user");
-	c = json_object_new_array();
-	b = json_object_new_object();
-	jsonx_set_str(b, "type", "text");
-	jsonx_set(b, "text", jsonx_new_str(text, strlen(text)));
-	json_object_array_add(c, b);
-	jsonx_set(m, "content", c);
-	jsonx_set_int(m, "timestamp", event_clock_ms());
+	json_object_put(t);
 	return m;
 }
 
