@@ -68,7 +68,8 @@ run_of() {
 	    k == n && /^\{"type":"agent_end"/ { exit }' "$1"
 }
 
-# The first session: a message with two calls, the first slow.
+# The first session: a message with two calls; the first runs until the
+# test makes ws/release, so that commands arrive while it runs.
 cat >a.faux <<'EOF'
 {"content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"i=0; while [ ! -e release ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; echo x"}},{"type":"toolCall","id":"c2","name":"bash","arguments":{"command":"touch ran.c2"}}],"usage":{"input":100,"output":10}}
 {"content":"Changed course.","usage":{"input":120,"output":5}}

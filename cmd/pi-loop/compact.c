@@ -114,6 +114,17 @@ is_message(struct json_object *en)
 	    strcmp(type_of(en), "branch_summary") == 0;
 }
 
+static int
+has_message(struct path *p, size_t from, size_t to)
+{
+	size_t i;
+
+	for (i = from; i < to; i++)
+		if (is_message(p->v[i]))
+			return 1;
+	return 0;
+}
+
 /* Where a cut may fall: never at a tool result. */
 static int
 can_cut(struct json_object *en)
@@ -424,7 +435,11 @@ compact_now(const char *reason, const char *instructions,
 	jsonx_set_str(ev, "reason", reason);
 	jsonx_set_int(ev, "tokensBefore", before);
 	loop_emit(ev);
-	/* Keep the newest keep tokens; less when that keeps it all. */
+	/*
+	 * Keep the newest keep tokens; less when that keeps it all, or
+	 * leaves nothing but settings to summarize (a summary of no
+	 * message helps nothing).
+	 */
 	for (cut = start;;) {
 		acc = 0;
 		for (i = p.n; i-- > start;) {
@@ -441,14 +456,13 @@ compact_now(const char *reason, const char *instructions,
 				    !can_cut(p.v[cut]); cut--)
 					;
 		}
-		if ((cut > start && cut < p.n) ||
-		    strcmp(reason, "threshold") == 0 || keep < 64)
+		if (cut > start && cut < p.n && has_message(&p, start, cut))
 			break;
+		if (strcmp(reason, "threshold") == 0 || keep < 64) {
+			why = "Nothing to compact (session too small)";
+			goto fail;
+		}
 		keep /= 2;
-	}
-	if (cut <= start || cut >= p.n) {
-		why = "Nothing to compact (session too small)";
-		goto fail;
 	}
 	ctx = summary_context(&p, start, cut, prev, instructions, &len);
 	L.llm_quiet = 1;

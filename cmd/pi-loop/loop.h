@@ -53,6 +53,7 @@ struct child {
 	int eof;		/* stdout is at its end */
 	int code;		/* exit code, once reaped */
 	int done;		/* reaped and drained */
+	int termed;		/* SIGTERM sent, after the grace */
 	int idx;		/* K_TOOL: the call's index */
 	long long last_ms;	/* when it last wrote a line */
 	struct child *next;
@@ -119,6 +120,7 @@ struct loop {
 	int term_code;		/* exit status for TERM_ERROR and aborts */
 	char term_msg[512];
 	int abort_sig;		/* the signal that aborted, or 0 */
+	int signalled;		/* the last SIGINT or SIGTERM, or 0 */
 	long long abort_at;	/* when the abort began (grace timer) */
 	long long deadline;	/* agent_start + --timeout */
 

@@ -369,7 +369,7 @@ work(void *arg)
 {
 	(void)arg;
 	return L.prompts != NULL || deferred != NULL || L.stdin_eof ||
-	    L.stdout_gone;
+	    L.stdout_gone || L.signalled;
 }
 
 /* Switch the loop to another session: the recorder and lock follow. */
@@ -476,6 +476,10 @@ rpc_main(void)
 	for (;;) {
 		if (pump(work, NULL) == -1)
 			break;
+		if (L.signalled) {
+			code = 128 + L.signalled;
+			break;
+		}
 		while ((d = deferred) != NULL && !L.stdout_gone) {
 			if ((deferred = d->next) == NULL)
 				deferred_end = &deferred;
@@ -495,6 +499,11 @@ rpc_main(void)
 			rpc_run_ended();
 			if (code == PI_EXIT_PIPE)
 				break;
+			/* A signal ends the run, then the process. */
+			if (L.signalled) {
+				code = 128 + L.signalled;
+				break;
+			}
 			continue;
 		}
 		if (L.stdout_gone) {

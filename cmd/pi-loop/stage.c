@@ -57,6 +57,24 @@ signal_children(int sig, int tools_too)
 			proc_kill(&c->p, sig);
 }
 
+/*
+ * The end of an abort's grace: SIGTERM once, to each stage process
+ * itself, which stops what it runs in its own way (pi-tool its sandbox);
+ * not to its group, where the sandbox's own processes would hear it too.
+ */
+static void
+term_children(void)
+{
+	struct child *c;
+
+	for (c = L.children; c != NULL; c = c->next)
+		if ((c->kind == K_LLM || c->kind == K_TOOL) && !c->termed &&
+		    c->p.pid > 0 && !c->p.reaped) {
+			(void)kill(c->p.pid, SIGTERM);
+			c->termed = 1;
+		}
+}
+
 void
 kill_children(int sig)
 {
@@ -381,6 +399,10 @@ on_signal_byte(int sig)
 {
 	if (sig == SIGCHLD)
 		return;
+	L.signalled = sig;
+	/* Between runs (--rpc), the signal ends the process: rpc.c. */
+	if (!L.running)
+		return;
 	if (L.term == TERM_ABORT || L.term == TERM_TIMEOUT ||
 	    L.term == TERM_DISCONNECTED) {
 		/* A second signal: no grace. */
@@ -443,7 +465,7 @@ timers(void)
 	if (L.abort_at > 0) {
 		left = L.abort_at + L.o.grace_ms - now;
 		if (left <= 0)
-			signal_children(SIGTERM, 1);
+			term_children();
 		if (left <= -2000)
 			signal_children(SIGKILL, 1);
 		if (left > 0 && left < wait)
