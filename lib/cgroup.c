@@ -19,7 +19,7 @@ void
 cgroup_init(struct cgroup *cg)
 {
 	memset(cg, 0, sizeof(*cg));
-	cg->procs[0] = cg->procs[1] = -1;
+	cg->join[0] = cg->join[1] = -1;
 }
 
 static int
@@ -103,9 +103,10 @@ out:
 }
 
 static int
-make(struct cgroup *cg, const char *parent, const char *name)
+make(struct cgroup *cg, const char *parent, const char *name,
+    const char *join_file)
 {
-	char *dir = xasprintf("%s/%s", parent, name), *procs;
+	char *dir = xasprintf("%s/%s", parent, name), *path;
 	int fd;
 
 	if (mkdir(dir, 0700) == -1) {
@@ -114,9 +115,9 @@ make(struct cgroup *cg, const char *parent, const char *name)
 		free(dir);
 		return -1;
 	}
-	procs = xasprintf("%s/cgroup.procs", dir);
-	fd = open(procs, O_WRONLY | O_CLOEXEC);
-	free(procs);
+	path = xasprintf("%s/%s", dir, join_file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	free(path);
 	if (fd == -1) {
 		snprintf(cg->reason, sizeof(cg->reason), "%s: %s", dir,
 		    strerror(errno));
@@ -125,7 +126,7 @@ make(struct cgroup *cg, const char *parent, const char *name)
 		return -1;
 	}
 	cg->dir[cg->n] = dir;
-	cg->procs[cg->n++] = fd;
+	cg->join[cg->n++] = fd;
 	return 0;
 }
 
@@ -151,7 +152,7 @@ try_v2(struct cgroup *cg, const char *name, long pids_max,
 	if (!exists(parent, "cgroup.subtree_control") ||
 	    (put(parent, "cgroup.subtree_control", "+pids +memory") == -1 &&
 	    put(parent, "cgroup.subtree_control", "+pids") == -1) ||
-	    make(cg, parent, name) == -1) {
+	    make(cg, parent, name, "cgroup.procs") == -1) {
 		free(parent);
 		return -1;
 	}
@@ -178,11 +179,11 @@ try_v1(struct cgroup *cg, const char *name, long pids_max,
 	char *parent, v[32];
 
 	if ((parent = own_dir("pids")) != NULL &&
-	    make(cg, parent, name) == 0)
+	    make(cg, parent, name, "tasks") == 0)
 		limit_pids(cg, cg->dir[cg->n - 1], pids_max);
 	free(parent);
 	if ((parent = own_dir("memory")) != NULL &&
-	    make(cg, parent, name) == 0) {
+	    make(cg, parent, name, "tasks") == 0) {
 		snprintf(v, sizeof(v), "%lld", memory_max);
 		if (put(cg->dir[cg->n - 1], "memory.limit_in_bytes", v) == 0)
 			cg->has_memory = 1;
@@ -214,9 +215,15 @@ cgroup_join(const struct cgroup *cg)
 	int i;
 
 	for (i = 0; i < cg->n; i++)
-		if (write(cg->procs[i], "0", 1) != 1)
+		if (write(cg->join[i], "0", 1) != 1)
 			return -1;
 	return 0;
+}
+
+int
+cgroup_self_join(const struct cgroup *cg)
+{
+	return cg->version == 1;
 }
 
 int
@@ -226,7 +233,7 @@ cgroup_join_pid(const struct cgroup *cg, pid_t pid)
 	int i, n = snprintf(b, sizeof(b), "%ld", (long)pid);
 
 	for (i = 0; i < cg->n; i++)
-		if (write(cg->procs[i], b, (size_t)n) != n)
+		if (write(cg->join[i], b, (size_t)n) != n)
 			return -1;
 	return 0;
 }
@@ -269,8 +276,8 @@ cgroup_remove(struct cgroup *cg)
 	int i, tries;
 
 	for (i = 0; i < cg->n; i++) {
-		if (cg->procs[i] != -1)
-			close(cg->procs[i]);
+		if (cg->join[i] != -1)
+			close(cg->join[i]);
 		/* The last members may still be on their way out. */
 		for (tries = 0; tries < 200 && rmdir(cg->dir[i]) == -1 &&
 		    errno == EBUSY; tries++)

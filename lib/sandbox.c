@@ -447,7 +447,7 @@ sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
 	c.err = err[1];
 	c.report = rep[1];
 	c.life = life[0];
-	c.joined = joined[0];
+	c.joined = cgroup_self_join(&sb->cg) ? -1 : joined[0];
 	c.uid = getuid();
 	c.gid = getgid();
 	child_paths(&c, 1);
@@ -470,7 +470,7 @@ sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
 	}
 	saved = errno;
 	/* Its cgroup, while it builds its view; it waits for the answer. */
-	if (pid > 0) {
+	if (pid > 0 && !cgroup_self_join(&sb->cg)) {
 		ok = cgroup_join_pid(&sb->cg, pid) == 0 ? '1' : '0';
 		(void)write(joined[1], &ok, 1);
 	}

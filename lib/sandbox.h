@@ -120,7 +120,8 @@ struct sandbox_child {
 	const struct sandbox_job *job;
 	int out, err, report, life;	/* write ends; life: read end */
 	int joined;	/* read end: a byte once the supervisor put it in its
-			 * cgroup, '1' done, '0' failed; -1: join itself */
+			 * cgroup, '1' done, '0' failed; -1: join itself
+			 * (cgroup_self_join) */
 	uid_t uid;			/* the supervisor's ids */
 	gid_t gid;
 	struct strv read_roots, write_roots, devices;

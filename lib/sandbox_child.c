@@ -268,6 +268,12 @@ sandbox_child_init(struct sandbox_child *c)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
 		_exit(1);
 	check_life(c->life);
+	/* Still one thread: the cheap move (cgroup.h). */
+	if (c->joined == -1 && cgroup_join(&c->sb->cg) == -1) {
+		pi_err(&e, PI_EXIT_SANDBOX, "cgroup", "cgroup: cannot join: %s",
+		    strerror(errno));
+		fatal(c, &e);
+	}
 	/* While still dumpable: its /proc files are ours to write only so. */
 	if (c->sb->userns && map_ids(c->uid, c->gid, &e) == -1)
 		layer_failed(c, &e);
