@@ -3,7 +3,7 @@
 # line per stored entry as soon as it is stored (I9), a tool result
 # stored once, bad input, unknown sessions, and a reader that goes away.
 . "$(dirname "$0")/lib.sh"
-plan 47
+plan 48
 unset PI_SESSIONS_DB
 
 # app S OPTION...: append stdin to S; app.out, app.err.
@@ -81,7 +81,7 @@ check 'an entry each, in order; the events ignored' '
 E=$(pi-sess new) || exit 1
 cat >pi.in <<'EOF'
 {"type":"model_change","id":"x1","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z","provider":"openai","modelId":"gpt-x"}
-{"type":"thinking_level_change","thinkingLevel":"high"}
+{"type":"thinking_level_change","thinkingLevel":"high","messageId":"tag-2"}
 {"type":"session_info","name":"named by a line"}
 {"type":"custom","customType":"ext","data":{"k":[1,2]}}
 {"type":"custom_message","customType":"note","content":"a note","display":false}
@@ -102,6 +102,9 @@ check 'stored as their own types, in order' '
 check 'their own ids are not kept: the chain is the session'"'"'s' '
 	jqs log ".[0].id != \"x1\" and .[0].parentId == null and .[6].id != \"x7\" and
 	    ([range(1; 7) as \$i | .[\$i].parentId == .[\$i - 1].id] | all)"'
+check 'a messageId on such a line is answered, not stored' '
+	jqs app.out ".[1].messageId == \"tag-2\" and (.[0] | has(\"messageId\") | not)" &&
+	jqs log ".[1] | has(\"messageId\") | not"'
 check 'they set the model, thinking level and name' '
 	pi-sess context "$E" >ctx && pi-sess show "$E" >show &&
 	jqs ctx ".[0].model == {\"provider\": \"openai\", \"modelId\": \"gpt-x\"} and

@@ -4,7 +4,7 @@
 # steering and follow-ups; abort; state and messages; settings recorded
 # in the session; compaction; switching sessions; bad lines; EOF.
 . "$(dirname "$0")/lib.sh"
-plan 38
+plan 39
 
 PI_CLOCK_FIXED=1700000000000
 export PI_CLOCK_FIXED
@@ -189,11 +189,15 @@ check 'branch at the first prompt: a new session' '
 B=$(jq -r .data.sessionId reply.json)
 check 'the old session is unlocked, the branch is held' '! locked "$A" && locked "$B"'
 check 'the next prompt runs in the branch, from the branch point' '
-	send "{\"id\":\"p5\",\"type\":\"prompt\",\"message\":\"in the branch\"}" &&
+	send "{\"id\":\"t3\",\"type\":\"set_thinking_level\",\"level\":\"low\"}
+{\"id\":\"p5\",\"type\":\"prompt\",\"message\":\"in the branch\"}" &&
 	upto agent_end && run_of a.out 3 >run3 &&
 	jqs run3 ".[0].sessionId == \"$B\" and .[-1].sessionId == \"$B\" and
 	    ([.[] | select(.type == \"turn_start\")][0].messages == 2)" &&
 	pi-sess --json show "$B" | jq -e ".parentId == \"$A\"" >/dev/null'
+check 'a level set just before a prompt is stored once' '
+	pi-sess log "$B" | jq -c "select(.type == \"thinking_level_change\") | .thinkingLevel" >levels &&
+	is "$(cat levels)" "\"low\""'
 check 'new_session: another session; the branch is unlocked' '
 	send "{\"id\":\"n\",\"type\":\"new_session\"}" && reply "\"n\"" &&
 	N=$(jq -r .data.sessionId reply.json) &&
@@ -208,14 +212,12 @@ check 'the next prompt runs in it, from nothing' '
 finish
 check 'EOF when idle: exit 0; every line JSON; nothing unlocked left' '
 	is "$rc" 0 && jq_lines a.out && ! locked "$N" && ! locked "$A"'
-# (A second thinking_level_change is stored by the next run if it starts
-# before the recorder has stored the first.)
 check 'set_model and set_thinking_level were recorded in the session' '
 	pi-sess log "$A" | jq -c "select(.type == \"model_change\" or
 	    .type == \"thinking_level_change\") | {type, provider, modelId, thinkingLevel}" >settings &&
 	jqs settings ".[0] == {type: \"model_change\", provider: \"faux\", modelId: \"other\",
-	    thinkingLevel: null} and length >= 2 and (.[1:] | all(. == {type: \"thinking_level_change\",
-	    provider: null, modelId: null, thinkingLevel: \"high\"}))"'
+	    thinkingLevel: null} and length == 2 and .[1] == {type: \"thinking_level_change\",
+	    provider: null, modelId: null, thinkingLevel: \"high\"}"'
 
 # Follow-ups wait until the model would stop; one per stop.
 cat >f.faux <<'EOF'

@@ -123,12 +123,16 @@ record_setting(const char *type, const char *k1, const char *v1,
     const char *k2, const char *v2)
 {
 	struct json_object *o = json_object_new_object();
+	char tag[37];
 
+	/* Tagged, so that the next run waits until it is stored. */
+	pi_uuid7(tag);
 	jsonx_set_str(o, "type", type);
 	jsonx_set_str(o, k1, v1);
 	if (k2 != NULL)
 		jsonx_set_str(o, k2, v2);
-	(void)record(o, NULL);
+	jsonx_set_str(o, "messageId", tag);
+	(void)record(o, tag);
 	json_object_put(o);
 }
 

@@ -446,7 +446,8 @@ start_settings(void)
 	struct buf ctx;
 	const char *t;
 
-	if (get_context(&ctx, &head) == -1)
+	/* A setting the RPC peer changed just before is stored first. */
+	if (wait_stored() == -1 || get_context(&ctx, &head) == -1)
 		return;
 	buf_release(&ctx);
 	t = jsonx_str(head, "thinkingLevel");

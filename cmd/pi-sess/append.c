@@ -125,8 +125,13 @@ recent_result(void *arg, const struct store_entry *en, struct pi_error *e)
 	return 0;
 }
 
+/*
+ * tag: the writer's name for the line, answered as messageId: a message's
+ * own id, or the messageId of another line, which is not stored.
+ */
 static int
-store_one(struct app *a, const struct store_new_entry *ne, struct pi_error *e)
+store_one(struct app *a, const struct store_new_entry *ne, const char *tag,
+    struct pi_error *e)
 {
 	struct json_object *ev;
 	struct store_pos pos;
@@ -145,8 +150,8 @@ store_one(struct app *a, const struct store_new_entry *ne, struct pi_error *e)
 	jsonx_set_str(ev, "entryType", ne->type);
 	if (ne->role != NULL)
 		jsonx_set_str(ev, "role", ne->role);
-	if (ne->message_id != NULL)
-		jsonx_set_str(ev, "messageId", ne->message_id);
+	if (tag != NULL)
+		jsonx_set_str(ev, "messageId", tag);
 	if (ne->tool_call_id != NULL)
 		jsonx_set_str(ev, "toolCallId", ne->tool_call_id);
 	if (sess_out(ev) == -1)
@@ -194,7 +199,7 @@ system_prompt(struct app *a, const char *text, struct pi_error *e)
 	memset(&ne, 0, sizeof(ne));
 	ne.type = "custom";
 	ne.data = jsonx_string(d, NULL);
-	rc = store_one(a, &ne, e);
+	rc = store_one(a, &ne, NULL, e);
 	if (rc == 0) {
 		free(a->system);
 		a->system = xstrdup(text);
@@ -232,7 +237,7 @@ message(struct app *a, struct json_object *m, const char *message_id,
 		ne.tool_call_id = id;
 	}
 	ne.data = jsonx_string(m, NULL);
-	if (store_one(a, &ne, e) == -1)
+	if (store_one(a, &ne, ne.message_id, e) == -1)
 		return -1;
 	if (strcmp(role, "assistant") == 0)
 		forget_results(a);
@@ -276,13 +281,13 @@ pi_entry(struct app *a, struct json_object *o, size_t k, size_t lineno,
 		if (strcmp(okey, "type") != 0 && strcmp(okey, "id") != 0 &&
 		    strcmp(okey, "parentId") != 0 &&
 		    strcmp(okey, "timestamp") != 0 && strcmp(okey, "v") != 0 &&
-		    strcmp(okey, "ts") != 0)
+		    strcmp(okey, "ts") != 0 && strcmp(okey, "messageId") != 0)
 			json_object_object_add(d, okey, jsonx_ref(val));
 	}
 	memset(&ne, 0, sizeof(ne));
 	ne.type = pi_entries[k].type;
 	ne.data = jsonx_string(d, NULL);
-	rc = store_one(a, &ne, e);
+	rc = store_one(a, &ne, jsonx_str(o, "messageId"), e);
 	if (rc == 0 && strcmp(ne.type, "session_info") == 0 &&
 	    (name = jsonx_str(d, "name")) != NULL)
 		rc = store_set_name(&db, a->ss.seq, *name ? name : NULL, e);
