@@ -315,6 +315,22 @@ store_default_path(void)
 	    (s = getenv("HOME")) ? s : ".");
 }
 
+/*
+ * The log after each commit of ours: SQLite's own checkpoint as it
+ * grows (this hook replaces it), and its size noted for store_close.
+ */
+static int
+wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
+{
+	struct store *s = arg;
+
+	s->wal_frames = frames;
+	if (frames >= STORE_WAL_CHECKPOINT)
+		(void)sqlite3_wal_checkpoint_v2(db, name,
+		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	return SQLITE_OK;
+}
+
 int
 store_open(struct store *s, const char *path, int create, struct pi_error *e)
 {
@@ -342,10 +358,12 @@ store_open(struct store *s, const char *path, int create, struct pi_error *e)
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+	sqlite3_wal_hook(s->db, wal_hook, s);
 	/*
 	 * Most pi-sess runs write a line or two and exit: a checkpoint at
 	 * every close would cost them four fsyncs.  Writers checkpoint as
-	 * the log grows, and WAL keeps every commit safe meanwhile.
+	 * the log grows, and empty it when they leave it long (store_close);
+	 * WAL keeps every commit safe meanwhile.
 	 */
 	(void)sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1,
 	    NULL);
@@ -372,6 +390,19 @@ store_close(struct store *s)
 		return;
 	for (i = 0; i < Q_MAX; i++)
 		sqlite3_finalize(s->stmt[i]);
+	/*
+	 * A process that opens the database when no other has it open
+	 * rebuilds the log's index by reading the whole log, and learns
+	 * nothing of what was checkpointed, so the log is never started
+	 * anew and would only grow, and every start with it.  A writer that
+	 * leaves a long log empties it, unless others have the database
+	 * open (they keep the index, and the log restarts as it should).
+	 */
+	if (s->db != NULL && s->wal_frames >= STORE_WAL_KEEP) {
+		sqlite3_busy_timeout(s->db, 0);
+		(void)sqlite3_wal_checkpoint_v2(s->db, NULL,
+		    SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	}
 	if (s->db != NULL)
 		sqlite3_close(s->db);
 	free(s->path);

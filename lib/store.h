@@ -38,6 +38,8 @@ struct sqlite3;
 #define STORE_APP_ID		0x50695373	/* "PiSs": application_id */
 #define STORE_BUSY_MS		30000	/* how long a writer waits */
 #define STORE_ID_MAX		64	/* longest entry or session id */
+#define STORE_WAL_CHECKPOINT	1000	/* log pages: checkpoint (SQLite's) */
+#define STORE_WAL_KEEP		128	/* log pages a closing writer leaves */
 
 /* An entry's place: its origin session's seq and its number there. */
 struct store_pos {
@@ -88,6 +90,7 @@ struct store {
 	struct sqlite3 *db;
 	char *path;
 	struct sqlite3_stmt *stmt[24];	/* prepared once, by index */
+	int wal_frames;			/* in the log after our last commit */
 };
 
 /* What an append adds; the strings are copied. */

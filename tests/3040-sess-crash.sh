@@ -125,6 +125,13 @@ B=$(pi-sess -d base.db new --name base) && pi-sess -d base.db append "$B" <big.i
 	pi-sess -d base.db new --name kept >/dev/null &&
 	pi-sess -d base.db check >/dev/null || { echo "Bail out! no base database"; exit 1; }
 
+# fresh: imp.db, a copy of base.db with its log (which holds the newest
+# commits until a checkpoint).
+fresh() {
+	rm -f imp.db imp.db-wal imp.db-shm && cp base.db imp.db &&
+	if [ -e base.db-wal ]; then cp base.db-wal imp.db-wal; fi
+}
+
 # imported DB: "none" or "all" (the one new session holds the whole file).
 imported() {
 	pi-sess -d "$1" ls --all >ls.out &&
@@ -143,7 +150,7 @@ inside=0
 # Inside the transaction: once the write-ahead log has grown (while the
 # file was being read it had not), well before all of it is written.
 for at in 300000 600000 1500000 3000000; do
-	rm -f imp.db*; cp base.db imp.db
+	fresh
 	pi-sess -d imp.db import big.jsonl >imp.out 2>imp.err &
 	ipid=$!
 	wait_until "[ \$(stat -c %s imp.db-wal 2>/dev/null || echo 0) -gt $at ] || [ -s imp.out ]"
@@ -160,7 +167,7 @@ for at in 300000 600000 1500000 3000000; do
 done
 # And at moments the clock picks.
 for t in 0.02 0.06 0.1 0.15; do
-	rm -f imp.db*; cp base.db imp.db
+	fresh
 	timeout -s KILL $t pi-sess -d imp.db import big.jsonl >imp.out 2>imp.err
 	rc=$?
 	r=$(imported imp.db)
@@ -175,7 +182,7 @@ check 'an import killed at any moment left all of its file or none; check passes
 	'cat "$idiag"; ! grep -v ": \(none\|all\)$" "$idiag"'
 check 'killed inside its transaction (its log growing), it left none' \
 	'[ "$inside" -ge 1 ]'
-check_exit 'not killed: exit 0' 0 'rm -f imp.db* && cp base.db imp.db && pi-sess -d imp.db import big.jsonl >imp.out'
+check_exit 'not killed: exit 0' 0 'fresh && pi-sess -d imp.db import big.jsonl >imp.out'
 check 'all of it, as it was exported' 'is "$(imported imp.db)" all'
 
 done_testing
