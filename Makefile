@@ -143,7 +143,7 @@ bench: all $(BENCH)
 	scripts/bench
 
 lint:
-	mandoc -Tlint -Wwarning $(MAN1) $(MAN5) $(MAN7)
+	scripts/manlint $(MAN1) $(MAN5) $(MAN7)
 	! grep -nE '\<(strcpy|strcat|strncpy|sprintf|vsprintf|strtok|gets|atoi|atol|gmtime|localtime|mktemp|tmpnam|system|popen)\(' \
 		cmd/*.c cmd/*/*.c lib/*.c | grep -v 'lib/banned.h'
 
