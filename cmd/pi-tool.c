@@ -45,18 +45,21 @@ static char output_why[256];
 static struct toolrun_env env = { &policy, &limits, NULL, output_why,
     &got_signal, NULL, NULL };
 
+static const char usage_text[] =
+    "usage: pi-tool [-hV] [-w dir] [--allow-degraded] "
+    "[--allow-read path]\n"
+    "               [--allow-write path] [--deny-read path] "
+    "[--grace sec]\n"
+    "               [--max-output bytes] [--memory bytes] "
+    "[--network | --no-network]\n"
+    "               [--output-dir dir] [--processes n] "
+    "[--timeout sec] [--tool-dir dir]\n"
+    "       pi-tool --list [--tool-dir dir]\n";
+
 static _Noreturn void
 usage_to(FILE *f, int status)
 {
-	fputs("usage: pi-tool [-hV] [-w dir] [--allow-degraded] "
-	    "[--allow-read path]\n"
-	    "               [--allow-write path] [--deny-read path] "
-	    "[--grace sec]\n"
-	    "               [--max-output bytes] [--memory bytes] "
-	    "[--network | --no-network]\n"
-	    "               [--output-dir dir] [--processes n] "
-	    "[--timeout sec] [--tool-dir dir]\n"
-	    "       pi-tool --list [--tool-dir dir]\n", f);
+	fputs(usage_text, f);
 	exit(status);
 }
 
@@ -66,22 +69,8 @@ usage(void)
 	usage_to(stderr, PI_EXIT_USAGE);
 }
 
-static _Noreturn void errx_usage(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-
 /* A bad option value: say which, then how to call, and exit 2. */
-static _Noreturn void
-errx_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pi-tool: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	usage();
-}
+#define errx_usage(...)	pi_usage_err("pi-tool", usage_text, __VA_ARGS__)
 
 static void
 on_signal(int sig)

@@ -33,6 +33,20 @@ pi_err(struct pi_error *e, int status, const char *code, const char *fmt, ...)
 	return -1;
 }
 
+void
+pi_usage_err(const char *prog, const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fputs(usage, stderr);
+	exit(PI_EXIT_USAGE);
+}
+
 int
 pi_is_temporary(const struct pi_error *e)
 {

@@ -58,6 +58,9 @@ struct pi_error {
 int pi_err(struct pi_error *e, int status, const char *code,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 int pi_is_temporary(const struct pi_error *e);
+/* A bad call: "prog: message", then the usage text, on stderr; exit 2. */
+_Noreturn void pi_usage_err(const char *prog, const char *usage,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);

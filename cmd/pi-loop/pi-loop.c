@@ -53,21 +53,7 @@ usage(void)
 	exit(PI_EXIT_USAGE);
 }
 
-static _Noreturn void usage_err(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-
-static _Noreturn void
-usage_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pi-loop: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	usage();
-}
+#define usage_err(...)	pi_usage_err("pi-loop", usage_text, __VA_ARGS__)
 
 static void
 on_signal(int sig)
