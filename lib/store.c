@@ -735,6 +735,28 @@ bind_opt(sqlite3_stmt *st, int i, const char *v)
 		sqlite3_bind_null(st, i);
 }
 
+/* The session's name, in the row and in ss. */
+static int
+set_name(struct store *s, struct store_session *ss, const char *name,
+    struct pi_error *e)
+{
+	sqlite3_stmt *st = stmt(s, Q_SET_NAME, e);
+	int rc;
+
+	if (st == NULL)
+		return -1;
+	sqlite3_bind_int64(st, 1, ss->seq);
+	bind_opt(st, 2, name);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return db_err(s, e, "name");
+	free(ss->name);
+	ss->name = name ? xstrdup(name) : NULL;
+	return 0;
+}
+
 int
 store_append(struct store *s, struct store_session *ss,
     const struct store_new_entry *ne, struct store_pos *pos,
@@ -786,13 +808,15 @@ store_append(struct store *s, struct store_session *ss,
 	sqlite3_bind_int64(st, 1, now.seq);
 	sqlite3_bind_int64(st, 2, now.count + 1);
 	sqlite3_bind_int64(st, 3, now.depth + 1);
-	sqlite3_bind_int64(st, 4, pi_now_ms());
+	sqlite3_bind_int64(st, 4, ss->active = pi_now_ms());
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		db_err(s, e, "append");
 		goto fail;
 	}
+	if (ne->names && set_name(s, ss, ne->name, e) == -1)
+		goto fail;
 	pos->sess = now.seq;
 	pos->n = now.count + 1;
 	ss->count = now.count + 1;
@@ -807,24 +831,7 @@ fail:
 }
 
 int
-store_set_name(struct store *s, int64_t sess, const char *name,
-    struct pi_error *e)
-{
-	sqlite3_stmt *st = stmt(s, Q_SET_NAME, e);
-	int rc;
-
-	if (st == NULL)
-		return -1;
-	sqlite3_bind_int64(st, 1, sess);
-	bind_opt(st, 2, name);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	return rc == SQLITE_DONE ? 0 : db_err(s, e, "name");
-}
-
-int
-store_set_active(struct store *s, int64_t sess, int64_t ms,
+store_set_active(struct store *s, struct store_session *ss, int64_t ms,
     struct pi_error *e)
 {
 	sqlite3_stmt *st = stmt(s, Q_SET_ACTIVE, e);
@@ -832,11 +839,14 @@ store_set_active(struct store *s, int64_t sess, int64_t ms,
 
 	if (st == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, sess);
+	sqlite3_bind_int64(st, 1, ss->seq);
 	sqlite3_bind_int64(st, 2, ms);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : db_err(s, e, "set active");
+	if (rc != SQLITE_DONE)
+		return db_err(s, e, "set active");
+	ss->active = ms;
+	return 0;
 }
 
 /* The branch point of session sess (n 0 for a root). */

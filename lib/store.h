@@ -102,6 +102,8 @@ struct store_new_entry {
 	const char *tool_call_id;
 	const char *data;
 	int64_t ts;		/* 0: now */
+	int names;		/* it names the session (session_info): */
+	const char *name;	/* the name, NULL to clear it */
 };
 
 /*
@@ -149,15 +151,14 @@ int store_session_new(struct store *s, const char *id, int64_t parent,
     struct store_session *out, struct pi_error *e);
 /*
  * Append one entry at ss's head (re-read inside the caller's
- * transaction, so ss may be stale); ss and *pos are updated.
+ * transaction, so ss may be stale), and the name it gives when
+ * ne->names; ss (head, count, depth, active, name) and *pos are updated.
  */
 int store_append(struct store *s, struct store_session *ss,
     const struct store_new_entry *ne, struct store_pos *pos,
     struct pi_error *e);
-int store_set_name(struct store *s, int64_t sess, const char *name,
-    struct pi_error *e);
 /* When the session was last active (an import keeps the file's time). */
-int store_set_active(struct store *s, int64_t sess, int64_t ms,
+int store_set_active(struct store *s, struct store_session *ss, int64_t ms,
     struct pi_error *e);
 
 /*

@@ -287,10 +287,12 @@ pi_entry(struct app *a, struct json_object *o, size_t k, size_t lineno,
 	memset(&ne, 0, sizeof(ne));
 	ne.type = pi_entries[k].type;
 	ne.data = jsonx_string(d, NULL);
+	if (strcmp(ne.type, "session_info") == 0 &&
+	    (name = jsonx_str(d, "name")) != NULL) {
+		ne.names = 1;
+		ne.name = *name ? name : NULL;
+	}
 	rc = store_one(a, &ne, jsonx_str(o, "messageId"), e);
-	if (rc == 0 && strcmp(ne.type, "session_info") == 0 &&
-	    (name = jsonx_str(d, "name")) != NULL)
-		rc = store_set_name(&db, a->ss.seq, *name ? name : NULL, e);
 	json_object_put(d);
 	return rc;
 }

@@ -192,13 +192,12 @@ import_entry(struct import *im, size_t i, struct pi_error *e)
 	if (ne.role != NULL && strcmp(ne.role, "toolResult") == 0)
 		ne.tool_call_id = jsonx_str(en->data, "toolCallId");
 	ne.data = jsonx_string(en->data, NULL);
-	if (store_append(&db, &im->ss[k], &ne, &im->pos[i], e) == -1)
-		return -1;
 	if (strcmp(en->type, "session_info") == 0 &&
-	    (name = jsonx_str(en->data, "name")) != NULL)
-		return store_set_name(&db, im->ss[k].seq, *name ? name : NULL,
-		    e);
-	return 0;
+	    (name = jsonx_str(en->data, "name")) != NULL) {
+		ne.names = 1;
+		ne.name = *name ? name : NULL;
+	}
+	return store_append(&db, &im->ss[k], &ne, &im->pos[i], e);
 }
 
 static int
@@ -254,7 +253,7 @@ import_file(const char *path, struct pi_error *e)
 			goto fail;
 	/* Active when its last entry was made, not when it was imported. */
 	for (i = 0; i < im.f.nsessions; i++)
-		if (store_set_active(&db, im.ss[i].seq,
+		if (store_set_active(&db, &im.ss[i],
 		    im.f.v[im.f.sessions[i].last].ts, e) == -1)
 			goto fail;
 	if (store_commit(&db, e) == -1)

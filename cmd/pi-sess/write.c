@@ -56,6 +56,8 @@ static int
 set_name(struct store_session *ss, const char *text, struct pi_error *e)
 {
 	struct json_object *d = json_object_new_object();
+	struct store_new_entry ne;
+	struct store_pos pos;
 	size_t a = strspn(text, " \t\r\n"), n = strlen(text + a);
 	char *name;
 	int rc;
@@ -64,9 +66,13 @@ set_name(struct store_session *ss, const char *text, struct pi_error *e)
 		n--;
 	name = xstrndup(text + a, n);
 	jsonx_set(d, "name", jsonx_new_str(name, n));
-	rc = append_obj(ss, "session_info", d, e);
-	if (rc == 0)
-		rc = store_set_name(&db, ss->seq, n ? name : NULL, e);
+	memset(&ne, 0, sizeof(ne));
+	ne.type = "session_info";
+	ne.data = jsonx_string(d, NULL);
+	ne.names = 1;
+	ne.name = n ? name : NULL;
+	rc = store_append(&db, ss, &ne, &pos, e);
+	json_object_put(d);
 	free(name);
 	return rc;
 }
@@ -137,13 +143,9 @@ verb_new(int argc, char **argv)
 out:
 	free(cwd);
 	store_session_release(&parent);
-	if ((rc = done(rc, &e)) == 0) {
-		store_session_release(&ss);
-		if (store_session_get(&db, ss.seq, &ss, &e) == -1)
-			rc = sess_fail(&e);
-		else if (sess_print_id(ss.id, sess_json(&ss)) == -1)
-			rc = PI_EXIT_PIPE;
-	}
+	if ((rc = done(rc, &e)) == 0 &&
+	    sess_print_id(ss.id, sess_json(&ss)) == -1)
+		rc = PI_EXIT_PIPE;
 	store_session_release(&ss);
 	return rc;
 }
