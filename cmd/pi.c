@@ -36,6 +36,24 @@ usage(void)
 	exit(PI_EXIT_USAGE);
 }
 
+/*
+ * pi-loop's short options in one argument, alone or clustered ("-cp"):
+ * whether they print something else than events, or choose a session.
+ */
+static void
+short_options(const char *a, int *print, int *session)
+{
+	for (a++; *a != '\0'; a++) {
+		if (strchr("hpV", *a) != NULL)
+			*print = 1;
+		if (*a == 'c' || *a == 's')
+			*session = 1;
+		/* The rest of the argument is the option's value. */
+		if (strchr("dmstw", *a) != NULL)
+			return;
+	}
+}
+
 /* The program: next to this executable, else on PATH. */
 static char *
 program(const char *name)
@@ -97,6 +115,8 @@ loop_into_view(char **loop)
 		run(loop);
 	}
 	if (lp != -1 && (vp = fork()) == 0) {
+		/* Ctrl-C stops the run; pi-view shows its end, then EOF. */
+		signal(SIGINT, SIG_IGN);
 		dup2(fd[0], 0);
 		close(fd[0]);
 		close(fd[1]);
@@ -175,16 +195,15 @@ main(int argc, char **argv)
 			continue;
 		}
 		/* What is not an event stream does not go to pi-view. */
-		if (strcmp(argv[i], "-p") == 0 || strcmp(argv[i], "--rpc") ==
-		    0 || strcmp(argv[i], "-h") == 0 ||
-		    strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-V") ==
-		    0 || strcmp(argv[i], "--version") == 0)
+		if (strcmp(argv[i], "--rpc") == 0 ||
+		    strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "--version") == 0)
 			print = 1;
-		if (strcmp(argv[i], "-s") == 0 || strcmp(argv[i], "-c") == 0 ||
-		    strcmp(argv[i], "--new") == 0 ||
-		    strcmp(argv[i], "--no-session") == 0 ||
-		    strncmp(argv[i], "-s", 2) == 0)
+		if (strcmp(argv[i], "--new") == 0 ||
+		    strcmp(argv[i], "--no-session") == 0)
 			session = 1;
+		if (argv[i][0] == '-' && argv[i][1] != '-')
+			short_options(argv[i], &print, &session);
 		loop[k++] = argv[i];
 	}
 	/* This workspace's session goes on, unless told otherwise. */

@@ -6,7 +6,7 @@
 # the programs, those next to pi first.  Also the usage messages of pi,
 # pi-view and pi-loop against the SYNOPSIS of their manuals.
 . "$(dirname "$0")/lib.sh"
-plan 44
+plan 46
 unset PI_SESSIONS_DB PI_LLM PI_TOOL PI_SESS NO_COLOR
 
 mkdir ws && WS=$(cd ws && pwd -P) || exit 1
@@ -103,7 +103,7 @@ check 'pi sess ls: what pi-sess ls prints' '
 	pi sess ls --all >a && pi-sess ls --all >b && [ -s a ] && cmp a b'
 check 'pi llm --list-providers: what pi-llm prints' '
 	pi llm --list-providers >a && pi-llm --list-providers >b && [ -s a ] && cmp a b'
-check 'pi view -h: what pi-view -h prints' 'pi view -h >a && pi-view -h >b && cmp a b'
+check 'pi view -h: what pi-view -h prints' 'pi view -h >a && pi-view -h >b && [ -s a ] && cmp a b'
 check 'pi loop -h: what pi-loop -h prints' \
 	'pi loop -h >a && pi-loop -h >b && [ -s a ] && cmp a b'
 check 'pi tool --list: what pi-tool --list prints' \
@@ -142,6 +142,13 @@ check_exit 'pi-loop'"'"'s status (here 9) as it is, pi-view'"'"'s agreeing' 9 '
 	PI_TEST_RC=9 front/pi hi >/dev/null 2>&1'
 check_exit 'pi -p: pi-loop -p alone, its status (here 141) as it is' 141 '
 	PI_TEST_RC=141 front/pi -p hi >p.out 2>&1'
+check 'pi -p: pi-loop'"'"'s output as it is, not rendered; -c given' '
+	is "$(head -c 21 p.out)" "{\"type\":\"agent_start\"" && is "$(wc -l <p.out)" 2 &&
+	is "$(args -p hi)" "-c -p hi"'
+check 'pi -cp and -pm M: the options found in a cluster too' '
+	PI_TEST_RC=0 front/pi -cp hi >cp.out 2>&1 &&
+	is "$(head -c 21 cp.out)" "{\"type\":\"agent_start\"" && is "$(args -cp hi)" "-cp hi" &&
+	front/pi -pmfaux/demo hi >pm.out 2>&1 && is "$(head -c 1 pm.out)" "{"'
 check_exit 'an interrupted run: pi-loop'"'"'s 130' 130 \
 	'PI_TEST_RC=130 front/pi hi >/dev/null 2>&1'
 
