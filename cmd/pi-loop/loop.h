@@ -46,6 +46,7 @@ enum child_kind { K_LLM, K_TOOL, K_RECORDER, K_CAPTURE };
 struct child {
 	struct proc p;
 	enum child_kind kind;
+	char *name;		/* its program, for messages (the reader's) */
 	struct ndjson_reader r;	/* stdout lines (not K_CAPTURE) */
 	struct buf out;		/* K_CAPTURE: stdout, whole */
 	struct buf in;		/* bytes still to write to its stdin */

@@ -468,8 +468,11 @@ setup(void)
 		return setup_fail(e.status, "%s", e.msg);
 	code = open_session();
 	if (tools_build(list, &e) == -1) {
+		/* A failed open_session has said so, agent_end and all. */
+		if (code != 0)
+			return code;
 		/* The session made for this run goes with it. */
-		if (code == 0 && *L.resumed == '\0' && L.tmpdir == NULL)
+		if (*L.resumed == '\0' && L.tmpdir == NULL)
 			(void)sess_run(rm, NULL, NULL, &e2);
 		/* A tool named that is no tool is a usage error, like others. */
 		if (e.status == PI_EXIT_USAGE) {

@@ -115,6 +115,8 @@ loop_stop(enum term t, int code, const char *fmt, ...)
 		break;
 	case TERM_IDLE:
 		signal_children(SIGTERM, 0);
+		/* And SIGKILL if it does not go (timers()). */
+		L.abort_at = pi_mono_ms() - L.o.grace_ms;
 		break;
 	default:
 		break;
@@ -252,13 +254,16 @@ child_start(enum child_kind kind, char **argv, const char *input,
 	c->last_ms = pi_mono_ms();
 	buf_init(&c->out, MAX_CAPTURE);
 	buf_init(&c->in, (size_t)-1);
-	ndjson_reader_init(&c->r, argv[0], on_child_line, c);
+	/* The caller frees argv; the reader keeps the name. */
+	c->name = xstrdup(argv[0]);
+	ndjson_reader_init(&c->r, c->name, on_child_line, c);
 	if (input != NULL)
 		(void)buf_add(&c->in, input, inlen);
 	if (proc_spawn(&c->p, argv, flags, e) == -1) {
 		buf_release(&c->out);
 		buf_release(&c->in);
 		ndjson_reader_release(&c->r);
+		free(c->name);
 		free(c);
 		return NULL;
 	}
@@ -289,6 +294,7 @@ child_free(struct child *c)
 	buf_release(&c->out);
 	buf_release(&c->in);
 	ndjson_reader_release(&c->r);
+	free(c->name);
 	free(c);
 }
 
