@@ -67,13 +67,6 @@ NORM='def uuid: test("^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]
 	    split($mark) | join("MARK")
 	  else . end)'
 norm() { jq -sc --arg ws "$WS" --arg mark "$MARK" "$NORM" "$1" >"$1.norm"; }
-# alive TEXT: some process has TEXT in its command line.
-alive() {
-	for f in /proc/[0-9]*/cmdline; do
-		tr '\0' ' ' <"$f" 2>/dev/null && echo
-	done >procs
-	grep -qF -- "$1" procs
-}
 msgs() { pi-sess log "$1" | jq -c 'select(.type == "message").message'; }
 
 # no_tool_calls: a call, its result, an answer without calls.

@@ -26,8 +26,6 @@ bg() {
 loop() { bg "$@"; wait $pid; }
 sid() { jq -r 'select(.type == "agent_start").sessionId' "$1" | head -n 1; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# alive TEXT: some process has TEXT in its command line.
-alive() { grep -qsF -e "$1" /proc/[0-9]*/cmdline; }
 
 # A call, then an answer.
 cat >quick.faux <<'EOF'
@@ -69,8 +67,9 @@ wait_until 'test -s pab.out'
 P=$(sid pab.out)
 bg cab slowc.faux --parent "$P" --grace 1 "slow child work"
 cpid=$pid
-check 'the parent and the child both run their slow tool' \
-	wait_until 'test -e ws/p.started && test -e ws/c.started'
+check 'the parent and the child both run their slow tool' '
+	wait_until "test -e ws/p.started && test -e ws/c.started" &&
+	wait_until "alive \"sleep 29.${MARK}1\" && alive \"sleep 29.${MARK}2\""'
 t0=$(now_ms)
 kill -TERM $ppid
 wait $ppid

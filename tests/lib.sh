@@ -75,5 +75,38 @@ wait_until() {
 	done
 }
 
+# jq -e as jq 1.7 has it: no result at all is a failure (exit 4).  jq
+# 1.6 exits 0 then, so that "prog | jq -e FILTER" passed when prog wrote
+# nothing.
+jq() {
+	tap_e=
+	for tap_a in "$@"; do
+		case $tap_a in
+		--exit-status) tap_e=1 ;;
+		--*) ;;
+		-*e*) tap_e=1 ;;
+		esac
+	done
+	[ -n "$tap_e" ] || { command jq "$@"; return; }
+	# In memory, with the status after the last slash: no file to share
+	# with a jq running in the background.
+	tap_out=$(command jq "$@"; echo "/$?")
+	tap_st=${tap_out##*/}
+	tap_out=${tap_out%/*}
+	printf '%s' "$tap_out"
+	[ "$tap_st" -eq 0 ] && [ -z "$tap_out" ] && return 4
+	return "$tap_st"
+}
+
+# alive TEXT: some process has TEXT in its command line, its words
+# joined by spaces.  The lines are gathered first, so that the grep does
+# not find itself.
+alive() {
+	for tap_f in /proc/[0-9]*/cmdline; do
+		tr '\0' ' ' <"$tap_f" 2>/dev/null && echo
+	done >"$TMP/.procs"
+	grep -qF -- "$1" "$TMP/.procs"
+}
+
 . "$ROOT/tests/fake.sh"
 . "$ROOT/tests/assert.sh"
