@@ -43,8 +43,9 @@ verify() {
 		fail "$v_i" "answer: not whole entry lines: $(cat jq.err; tail -c 300 "$v_a")"
 		: >acked.ids
 	fi
-	pi-sess log "$v_s" 2>log.err | jq -r .id >log.ids 2>&1 ||
-		fail "$v_i" "check: log failed: $(cat log.err)"
+	{ pi-sess log "$v_s" >log.json 2>log.err &&
+	    jq -r .id log.json >log.ids 2>&1; } ||
+		fail "$v_i" "check: log failed: $(cat log.err log.ids)"
 	stored=$(wc -l <log.ids | tr -d ' ')
 	acked=$(wc -l <acked.ids | tr -d ' ')
 	head -n "$acked" log.ids | cmp -s acked.ids - ||

@@ -28,10 +28,11 @@ reader() {
 		r_j=$((r_j % W + 1))
 		pi-sess context "$(cat "s$r_j")" >"r$1.ctx" 2>>"r$1.err" &&
 		awk -v w="w$r_j" '
-			NR == 1 { if (!match($0, /"messages":[0-9]+,/)) exit 1
+			NR == 1 { if (!match($0, /"messages":[0-9]+,/)) { bad = 1; exit }
 				m = substr($0, RSTART + 11, RLENGTH - 12) + 0; next }
-			{ n++; if ($0 != "{\"role\":\"user\",\"content\":\"" w " " n "\"}") exit 1 }
-			END { exit !(n == m) }' "r$1.ctx" ||
+			{ n++; if ($0 != "{\"role\":\"user\",\"content\":\"" w " " n "\"}") { bad = 1; exit } }
+			# exit in a rule still runs END, whose exit decides.
+			END { exit bad || n != m }' "r$1.ctx" ||
 			{ r_bad=$((r_bad + 1)); cp "r$1.ctx" "r$1.bad"; }
 		pi-sess ls --all >"r$1.ls" 2>>"r$1.err" &&
 		[ "$(wc -l <"r$1.ls")" -eq $W ] || r_bad=$((r_bad + 1))

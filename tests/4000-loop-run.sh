@@ -303,7 +303,7 @@ echo '{"role":"user","content":"hi"}' | pi-llm -m faux/demo --faux-script refuse
 LLM_RC=$?
 check_exit '-p with a failing model: pi-llm'"'"'s status (5)' 5 \
 	'(RAW=1 && loop refuse.faux pf.out -p -w "$WS" -m faux/demo hi; rc=$?
-	  [ "$rc" -eq "$LLM_RC" ] || echo "pi-llm alone: $LLM_RC"; exit $rc)'
+	  [ "$rc" -eq "$LLM_RC" ] || { echo "pi-llm alone: $LLM_RC"; exit 98; }; exit $rc)'
 check '-p with a failing model: the error on stderr, nothing on stdout' \
 	'[ ! -s pf.out ] && grep -q "no way" pf.out.err'
 echo '{"content":"partial text here","chunkSize":4,"error":{"type":"invalid_request_error","message":"refused","after":2}}' >late.faux
