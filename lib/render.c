@@ -869,6 +869,13 @@ render_event(struct render *r, struct json_object *o)
 	const char *type = jsonx_str(o, "type");
 	int known = 1;
 
+	/* An error is said once per message, call or run, not per stream. */
+	if (type == NULL || strcmp(type, "message") == 0 ||
+	    strcmp(type, "agent_start") == 0 ||
+	    strcmp(type, "turn_start") == 0 ||
+	    strcmp(type, "message_start") == 0 ||
+	    strcmp(type, "tool_execution_start") == 0)
+		*r->last_error = '\0';
 	if (type == NULL)
 		message(r, o);
 	else if (live_event(r, type, o))

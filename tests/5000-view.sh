@@ -11,7 +11,7 @@
 #
 #	PI_UPDATE_GOLDEN=1 prove tests/5000-view.sh && git diff tests/fixtures/view
 . "$(dirname "$0")/lib.sh"
-plan 78
+plan 79
 
 FIX=$ROOT/tests/fixtures/view
 ESC=$(printf '\033')
@@ -220,6 +220,14 @@ check 'NO_COLOR=1: the same bytes' '
 check 'control characters in the content are not written raw' '
 	printf "%s\n" "{\"role\":\"assistant\",\"content\":\"a \\u001b[2J \\u001b]52;c;eA==\\u0007 \\r b\"}" |
 	NO_COLOR=1 pi-view >ctl && is "$(cat ctl)" "a ^[[2J ^[]52;c;eA==^G ^M b"'
+check 'the same error in two messages: said twice; in one call'"'"'s events: once' '
+	printf "%s\n" "{\"role\":\"assistant\",\"content\":[],\"stopReason\":\"error\",\"errorMessage\":\"boom\"}" \
+	    "{\"role\":\"assistant\",\"content\":[],\"stopReason\":\"error\",\"errorMessage\":\"boom\"}" |
+	NO_COLOR=1 pi-view >twice && is "$(grep -c "✗ error: boom" twice)" 2 &&
+	printf "%s\n" "{\"type\":\"message_start\",\"messageId\":\"m\",\"role\":\"assistant\"}" \
+	    "{\"type\":\"message_end\",\"messageId\":\"m\",\"stopReason\":\"error\",\"errorMessage\":\"boom\",\"message\":{\"role\":\"assistant\",\"content\":[],\"stopReason\":\"error\",\"errorMessage\":\"boom\"}}" \
+	    "{\"type\":\"error\",\"code\":\"provider_error\",\"message\":\"boom\",\"exitCode\":5}" |
+	NO_COLOR=1 pi-view >once; is "$(grep -c "boom" once)" 1'
 check 'a cut call line is still UTF-8' '
 	printf "{\"role\":\"assistant\",\"content\":[{\"type\":\"toolCall\",\"id\":\"c\",\"name\":\"bash\",\"arguments\":{\"command\":\"echo %s\"}}]}\n" \
 	    "$(printf "é%.0s" $(seq 80))" | pi-view >cut &&
