@@ -1,10 +1,13 @@
 /* buf: see buf.h. */
 #include "buf.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "banned.h"
@@ -110,4 +113,39 @@ buf_detach(struct buf *b, size_t *len)
 		*len = b->len;
 	buf_init(b, b->max);
 	return p;
+}
+
+int
+buf_read_fd(struct buf *b, int fd)
+{
+	char chunk[65536];
+	ssize_t n;
+
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return -1;
+		if (buf_add(b, chunk, (size_t)n) == -1) {
+			errno = EFBIG;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+buf_read_file(struct buf *b, const char *path)
+{
+	int fd, rc, saved;
+
+	if (strcmp(path, "-") == 0)
+		return buf_read_fd(b, 0);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	rc = buf_read_fd(b, fd);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
 }

@@ -29,5 +29,12 @@ int buf_addf(struct buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Hand the contents to the caller (free with free) and reset. */
 char *buf_detach(struct buf *b, size_t *len);
+/*
+ * Append what fd holds, to its end: 0, or -1 with errno set, EFBIG when
+ * it is more than the ceiling allows (a directory fails with EISDIR).
+ */
+int buf_read_fd(struct buf *b, int fd);
+/* The same for the file at path ("-": standard input). */
+int buf_read_file(struct buf *b, const char *path);
 
 #endif

@@ -40,26 +40,15 @@ config_dir(void)
 static int
 read_text(const char *path, struct buf *b, struct pi_error *e)
 {
-	char tmp[8192];
-	ssize_t n;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return errno == ENOENT ? 1 : pi_err(e, PI_EXIT_CONFIG,
-		    "bad_config", "cannot open '%s': %s", path,
-		    strerror(errno));
-	while ((n = read(fd, tmp, sizeof(tmp))) > 0)
-		if (buf_add(b, tmp, (size_t)n) == -1) {
-			close(fd);
-			return pi_err(e, PI_EXIT_CONFIG, "bad_config",
-			    "'%s' is larger than %u bytes", path,
-			    CONFIG_MAX_FILE);
-		}
-	close(fd);
-	if (n == -1)
+	if (buf_read_file(b, path) == 0)
+		return 0;
+	if (errno == ENOENT)
+		return 1;
+	if (errno == EFBIG)
 		return pi_err(e, PI_EXIT_CONFIG, "bad_config",
-		    "cannot read '%s': %s", path, strerror(errno));
-	return 0;
+		    "'%s' is larger than %u bytes", path, CONFIG_MAX_FILE);
+	return pi_err(e, PI_EXIT_CONFIG, "bad_config", "cannot read '%s': %s",
+	    path, strerror(errno));
 }
 
 static size_t

@@ -145,20 +145,13 @@ warnf(void (*warn)(void *, const char *), void *arg, const char *fmt, ...)
 static int
 read_all(int fd, struct buf *b, const char *name, struct pi_error *e)
 {
-	char chunk[65536];
-	ssize_t n;
-
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return pi_err(e, PI_EXIT_FAIL, "io", "%s: read: %s",
-			    name, strerror(errno));
-		if (buf_add(b, chunk, (size_t)n) == -1)
-			return pi_err(e, PI_EXIT_INPUT, "bad_input",
-			    "%s: larger than %zu bytes", name, MAX_FILE);
-	}
-	return 0;
+	if (buf_read_fd(b, fd) == 0)
+		return 0;
+	if (errno == EFBIG)
+		return pi_err(e, PI_EXIT_INPUT, "bad_input",
+		    "%s: larger than %zu bytes", name, MAX_FILE);
+	return pi_err(e, PI_EXIT_FAIL, "io", "%s: read: %s", name,
+	    strerror(errno));
 }
 
 /*

@@ -5,7 +5,7 @@
 # tools, -p, sessions (-c, -s, --no-session, locks), the system prompt,
 # the stage overrides, usage errors, and no child left behind.
 . "$(dirname "$0")/lib.sh"
-plan 79
+plan 80
 unset PI_SESSIONS_DB PI_LLM PI_TOOL PI_SESS RAW SEEN_WS
 
 FIX=$ROOT/tests/fixtures/loop
@@ -409,6 +409,13 @@ check '--append-system alone keeps the default prompt' '
 	sysline llm.in.1 >sys && grep -q "^- read: " sys && grep -q "^APPENDED FROM FILE$" sys'
 check_exit '--system @FILE that does not exist: exit 2' 2 \
 	'loop c2.faux sn.out -w "$WS" -m faux/demo --system @nowhere.txt hi'
+check '--system @DIR, and an AGENTS.md over 1 MiB: said, never read in part' '
+	mkdir -p adir big && ! loop c2.faux sd.out -w "$WS" -m faux/demo --system @adir hi &&
+	grep -q "@adir: Is a directory" sd.out.err &&
+	head -c 1100000 /dev/zero | tr "\\0" a >big/AGENTS.md &&
+	loop c2.faux bg.out -w big -m faux/demo hi &&
+	grep -q "big/AGENTS.md: larger than 1 MiB; left out" bg.out.err &&
+	sysline llm.in.1 >sys && ! grep -q "Project Context" sys'
 check 'it is said before a session is made: none is' '
 	mkdir -p ws9 && (cd ws9 && PI_FAUX_SCRIPT=c2.faux pi-loop -m faux/demo \
 	    --system @nowhere.txt hi >/dev/null 2>&1; [ $? = 2 ]) &&

@@ -126,18 +126,12 @@ static char *
 read_stdin(void)
 {
 	struct buf b;
-	char chunk[65536];
-	ssize_t n;
 
 	buf_init(&b, 64u << 20);
-	while ((n = read(0, chunk, sizeof(chunk))) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 || buf_add(&b, chunk, (size_t)n) == -1) {
-			fprintf(stderr, "pi-loop: stdin: %s\n", n == -1 ?
-			    strerror(errno) : "more than 64 MiB");
-			exit(PI_EXIT_INPUT);
-		}
+	if (buf_read_fd(&b, 0) == -1) {
+		fprintf(stderr, "pi-loop: stdin: %s\n", errno == EFBIG ?
+		    "more than 64 MiB" : strerror(errno));
+		exit(PI_EXIT_INPUT);
 	}
 	while (b.len > 0 && (b.data[b.len - 1] == '\n' ||
 	    b.data[b.len - 1] == '\r'))

@@ -35,23 +35,21 @@ static const char guidelines[] =
     "user turned it on.\n"
     "- Be concise, and show file paths clearly when you work with files.";
 
-/* A file's text, or NULL; at most MAX_PROMPT_FILE bytes are read. */
+/* A file's text, or NULL with errno set (EFBIG: over MAX_PROMPT_FILE). */
 static char *
 slurp(const char *path)
 {
 	struct buf b;
-	char chunk[8192];
-	size_t n;
-	FILE *f = fopen(path, "re");
+	int saved;
 
-	if (f == NULL)
-		return NULL;
 	buf_init(&b, MAX_PROMPT_FILE);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (buf_add(&b, chunk, n) == -1)
-			break;
-	fclose(f);
-	return buf_detach(&b, NULL);
+	if (buf_read_file(&b, path) == -1) {
+		saved = errno;
+		buf_release(&b);
+		errno = saved;
+		return NULL;
+	}
+	return b.data ? buf_detach(&b, NULL) : xstrdup("");
 }
 
 /* TEXT, or the contents of FILE for @FILE; a file that cannot be read
@@ -111,7 +109,11 @@ project_context(struct buf *b)
 			header = 1;
 			(void)buf_addf(b, "\n\n## %s\n\n%s", path, text);
 			free(text);
-		}
+		} else if (errno != ENOENT)
+			/* Never a part of it in silence. */
+			fprintf(stderr, "pi-loop: %s: %s; left out\n", path,
+			    errno == EFBIG ? "larger than 1 MiB" :
+			    strerror(errno));
 		free(path);
 		free(dirs[i]);
 	}

@@ -101,20 +101,14 @@ read_policy(struct pi_error *e)
 	struct json_object *p;
 	struct pi_error why;
 	struct buf b;
-	FILE *f;
-	char chunk[4096];
-	size_t n;
 
-	if ((f = fopen(L.o.policy, "re")) == NULL) {
+	buf_init(&b, 1u << 20);
+	if (buf_read_file(&b, L.o.policy) == -1) {
 		pi_err(e, PI_EXIT_CONFIG, "policy", "%s: %s", L.o.policy,
 		    strerror(errno));
+		buf_release(&b);
 		return NULL;
 	}
-	buf_init(&b, 1u << 20);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (buf_add(&b, chunk, n) == -1)
-			break;
-	fclose(f);
 	p = jsonx_parse(b.data ? b.data : "", b.len, &why);
 	buf_release(&b);
 	if (p == NULL) {

@@ -245,31 +245,15 @@ out:
 static char *
 slurp(const char *path, size_t max, struct pi_error *e)
 {
-	char chunk[65536];
 	struct buf b;
-	ssize_t n;
-	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd == -1) {
+	buf_init(&b, max);
+	if (buf_read_file(&b, path) == -1) {
 		pi_err(e, PI_EXIT_INPUT, "bad_file", "%s: %s", path,
-		    strerror(errno));
+		    errno == EFBIG ? "too large" : strerror(errno));
+		buf_release(&b);
 		return NULL;
 	}
-	buf_init(&b, max);
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 || buf_add(&b, chunk, (size_t)n) == -1) {
-			pi_err(e, PI_EXIT_INPUT, "bad_file", "%s: %s", path,
-			    n == -1 ? strerror(errno) : "too large");
-			buf_release(&b);
-			if (fd != 0)
-				close(fd);
-			return NULL;
-		}
-	}
-	if (fd != 0)
-		close(fd);
 	return buf_detach(&b, NULL);
 }
 
