@@ -563,7 +563,6 @@ message(struct render *r, struct json_object *m)
 	}
 	if (strcmp(role, "bashExecution") == 0) {
 		s = jsonx_str(m, "command") ? jsonx_str(m, "command") : "";
-		short_args(args, sizeof(args), "bash", NULL);
 		first_line(args, sizeof(args), s, SHORT_ARGS);
 		call_line(r, "bash", args);
 		cut_output(r, jsonx_str(m, "output"));

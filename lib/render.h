@@ -57,7 +57,6 @@ struct render {
 	char last_id[256];	/* of the previous entry of a session file */
 	struct render_tool tools[RENDER_TOOLS];
 	/* For the summary of a stream without agent_end. */
-	long turns;
 	long long tokens;
 	double cost;
 	const char *stop;

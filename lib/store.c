@@ -230,6 +230,7 @@ static int
 setup(struct store *s, int create, struct pi_error *e)
 {
 	int64_t app, ver, tables;
+	char q[64];
 	int i;
 
 	if (query_int(s, "PRAGMA application_id", &app, e) == -1 ||
@@ -268,7 +269,9 @@ setup(struct store *s, int create, struct pi_error *e)
 			    "sessions yet (the database is empty)", s->path);
 			goto fail;
 		}
-		if (exec(s, "PRAGMA application_id = 1349079923", e) == -1)
+		(void)snprintf(q, sizeof(q), "PRAGMA application_id = %d",
+		    STORE_APP_ID);
+		if (exec(s, q, e) == -1)
 			goto fail;
 	} else if (app != STORE_APP_ID) {
 		pi_err(e, PI_EXIT_CONFIG, "not_ours", "%s: not a pi session "
@@ -285,8 +288,6 @@ setup(struct store *s, int create, struct pi_error *e)
 		if (exec(s, migration[i], e) == -1)
 			goto fail;
 	if (ver != STORE_SCHEMA) {
-		char q[64];
-
 		(void)snprintf(q, sizeof(q), "PRAGMA user_version = %d",
 		    STORE_SCHEMA);
 		if (exec(s, q, e) == -1)

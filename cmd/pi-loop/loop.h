@@ -64,7 +64,6 @@ struct child {
 struct tool {
 	char *name;
 	struct json_object *def;	/* the "tool" line */
-	int layer;		/* 1 base, 3 loop, 4 custom */
 	unsigned scopes;
 };
 
@@ -120,7 +119,6 @@ struct loop {
 	enum term term;		/* set once: the first reason wins */
 	int term_code;		/* exit status for TERM_ERROR and aborts */
 	char term_msg[512];
-	int abort_sig;		/* the signal that aborted, or 0 */
 	int signalled;		/* the last SIGINT or SIGTERM, or 0 */
 	long long abort_at;	/* when the abort began (grace timer) */
 	long long deadline;	/* agent_start + --timeout */
@@ -140,8 +138,6 @@ struct loop {
 	struct json_object *llm_end;	/* its message_end event */
 	char llm_error[64];	/* the code of its error event, or "" */
 	char llm_error_msg[512];
-	int pending_rpc_abort;	/* an abort response to send at the end */
-	char *pending_abort_id;
 };
 
 extern struct loop L;
@@ -170,7 +166,6 @@ void recorder_stop(void);
 /* Send a line to the recorder; with an id, wait_stored waits for it. */
 int record(struct json_object *line, const char *wait_id);
 int wait_stored(void);
-void kill_children(int sig);
 void abort_subagents(const char *session);
 
 /* turn.c */

@@ -75,12 +75,6 @@ term_children(void)
 		}
 }
 
-void
-kill_children(int sig)
-{
-	signal_children(sig, 1);
-}
-
 /*
  * The run must end.  The first reason given is the one reported.  The
  * model call in flight is interrupted so that it ends its message
@@ -415,7 +409,6 @@ on_signal_byte(int sig)
 		signal_children(SIGKILL, 1);
 		return;
 	}
-	L.abort_sig = sig;
 	loop_stop(TERM_ABORT, 128 + sig, "interrupted by %s",
 	    sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" :
 	    "a signal");

@@ -220,7 +220,6 @@ add_tool(struct json_object *def, int layer, struct json_object *policy)
 	t = &all[nall++];
 	t->name = xstrdup(name);
 	t->def = jsonx_ref(def);
-	t->layer = layer;
 	t->scopes = tool_scopes(name, layer, policy);
 }
 

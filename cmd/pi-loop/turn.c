@@ -473,7 +473,6 @@ run_agent(struct json_object *prompts)
 	L.term = TERM_NONE;
 	L.term_code = 0;
 	*L.term_msg = '\0';
-	L.abort_sig = 0;
 	L.abort_at = 0;
 	L.turns = 0;
 	L.tokens = 0;
