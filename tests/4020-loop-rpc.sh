@@ -4,7 +4,7 @@
 # steering and follow-ups; abort; state and messages; settings recorded
 # in the session; compaction; switching sessions; bad lines; EOF.
 . "$(dirname "$0")/lib.sh"
-plan 39
+plan 40
 
 PI_CLOCK_FIXED=1700000000000
 export PI_CLOCK_FIXED
@@ -289,5 +289,14 @@ check 'the session is unlocked and resumable' '
 	    .sessionId == \"$X\"" && jqs res.out ".[0].resumedFrom == \"$X\""'
 check 'every session is consistent' \
 	'pi-sess --json check >chk.out && jqs chk.out ".[0].ok"'
+
+# A command over the 64 MiB ceiling: one parse error, and its tail is not
+# taken for a command.
+check 'a line over 64 MiB: one parse error, then the next command' '
+	{ printf "{\"id\":\"1\",\"type\":\"get_state\",\"pad\":\"";
+	  head -c 67108864 /dev/zero | tr "\\0" x; printf "\"}\n{\"id\":\"2\",\"type\":\"get_state\"}\n"; } |
+	pi-loop --no-session -m faux/demo -w ws $DEG --rpc >big.out 2>big.err &&
+	jqs big.out "map(select(.type == \"response\") | [.id, .command, .success]) ==
+	    [[null, \"parse\", false], [\"2\", \"get_state\", true]]"'
 
 done_testing

@@ -49,7 +49,7 @@ slurp(const char *path)
 		errno = saved;
 		return NULL;
 	}
-	return b.data ? buf_detach(&b, NULL) : xstrdup("");
+	return buf_detach(&b, NULL);
 }
 
 /* TEXT, or the contents of FILE for @FILE; a file that cannot be read

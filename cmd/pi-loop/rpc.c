@@ -334,37 +334,54 @@ one_line(const char *s, size_t n)
 	json_object_put(o);
 }
 
+/* The rest of a line over the ceiling: answered once, then dropped. */
+static int skipping;
+
+/*
+ * A command may run the agent, which reads more of stdin through here:
+ * a whole line is handled where it lies, and a pieced one is taken out
+ * of the buffer first.
+ */
 void
 rpc_input(const char *p, size_t n)
 {
-	const char *nl;
+	const char *nl, *start;
+	char *cmd;
+	size_t len;
 
 	while (n > 0) {
-		if ((nl = memchr(p, '\n', n)) == NULL) {
-			if (buf_add(&line, p, n) == -1) {
-				respond(NULL, "parse", 0, NULL, "Failed to "
-				    "parse command: longer than 64 MiB");
-				buf_reset(&line);
-			}
-			return;
-		}
-		if (line.len > 0) {
-			(void)buf_add(&line, p, (size_t)(nl - p));
-			one_line(line.data, line.len);
+		nl = memchr(p, '\n', n);
+		len = nl != NULL ? (size_t)(nl - p) : n;
+		start = p;
+		if (!skipping && (nl == NULL || line.len > 0) &&
+		    buf_add(&line, p, len) == -1) {
+			respond(NULL, "parse", 0, NULL, "Failed to parse "
+			    "command: longer than 64 MiB");
 			buf_reset(&line);
-		} else
-			one_line(p, (size_t)(nl - p));
-		n -= (size_t)(nl - p) + 1;
+			skipping = 1;
+		}
+		if (nl == NULL)
+			return;
+		n -= len + 1;
 		p = nl + 1;
+		if (skipping)
+			skipping = 0;
+		else if (line.len > 0) {
+			cmd = buf_detach(&line, &len);
+			one_line(cmd, len);
+			free(cmd);
+		} else
+			one_line(start, len);
 	}
 }
 
 void
 rpc_eof(void)
 {
-	if (line.len > 0)
+	if (line.len > 0 && !skipping)
 		one_line(line.data, line.len);
 	buf_reset(&line);
+	skipping = 0;
 }
 
 /* Work to do between runs: any prompt, deferred command, or the end. */
