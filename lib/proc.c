@@ -73,6 +73,7 @@ proc_spawn(struct proc *p, char *const argv[], int flags, struct pi_error *e)
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
 	int null = -1, fd0 = 0, fd1 = 1, fd2 = 2, saved;
 	pid_t pid, self = getpid();
+	sigset_t all, old;
 
 	proc_init(p);
 	if (((flags & PROC_IN) && pipe2(in, O_CLOEXEC) == -1) ||
@@ -91,11 +92,20 @@ proc_spawn(struct proc *p, char *const argv[], int flags, struct pi_error *e)
 		fd2 = err[1];
 	else if (flags & PROC_NULL_ERR)
 		fd2 = null;
-	if ((pid = fork()) == -1)
-		goto fail;
-	if (pid == 0)
+	/*
+	 * The child is born with every signal blocked, so that none runs the
+	 * parent's handlers in it before child() sets them back.
+	 */
+	sigfillset(&all);
+	(void)sigprocmask(SIG_SETMASK, &all, &old);
+	if ((pid = fork()) == 0)
 		child(argv, fd0, fd1, fd2, self,
 		    (flags & PROC_DIE_WITH_US) != 0);
+	saved = errno;
+	(void)sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	if (pid == -1)
+		goto fail;
 	/* Both sides set the group, so it is there before either acts. */
 	(void)setpgid(pid, pid);
 	p->pid = pid;
