@@ -406,7 +406,7 @@ sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
 {
 	struct sandbox_child c;
 	int out[2] = { -1, -1 }, err[2] = { -1, -1 }, rep[2] = { -1, -1 };
-	int life[2] = { -1, -1 }, joined[2] = { -1, -1 }, saved;
+	int life[2] = { -1, -1 }, joined[2] = { -1, -1 }, saved, we_move;
 	char ok;
 	char name[64], reason[400];
 	long flags;
@@ -433,9 +433,11 @@ sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
 		if (missing(sb, p, "processes", reason, e) == -1)
 			return -1;
 	}
+	/* Who puts the child in its cgroup: see cgroup.h. */
+	we_move = sb->cg.n > 0 && !cgroup_self_join(&sb->cg);
 	if (pipe2(out, O_CLOEXEC) == -1 || pipe2(err, O_CLOEXEC) == -1 ||
 	    pipe2(rep, O_CLOEXEC) == -1 || pipe2(life, O_CLOEXEC) == -1 ||
-	    pipe2(joined, O_CLOEXEC) == -1) {
+	    (we_move && pipe2(joined, O_CLOEXEC) == -1)) {
 		pi_err(e, PI_EXIT_SANDBOX, "fds", "pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -447,7 +449,7 @@ sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
 	c.err = err[1];
 	c.report = rep[1];
 	c.life = life[0];
-	c.joined = cgroup_self_join(&sb->cg) ? -1 : joined[0];
+	c.joined = joined[0];
 	c.uid = getuid();
 	c.gid = getgid();
 	child_paths(&c, 1);
@@ -465,12 +467,13 @@ sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
 		close(err[0]);
 		close(rep[0]);
 		close(life[1]);
-		close(joined[1]);
+		if (we_move)
+			close(joined[1]);
 		sandbox_child_init(&c);
 	}
 	saved = errno;
 	/* Its cgroup, while it builds its view; it waits for the answer. */
-	if (pid > 0 && !cgroup_self_join(&sb->cg)) {
+	if (pid > 0 && we_move) {
 		ok = cgroup_join_pid(&sb->cg, pid) == 0 ? '1' : '0';
 		(void)write(joined[1], &ok, 1);
 	}

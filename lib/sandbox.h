@@ -121,7 +121,7 @@ struct sandbox_child {
 	int out, err, report, life;	/* write ends; life: read end */
 	int joined;	/* read end: a byte once the supervisor put it in its
 			 * cgroup, '1' done, '0' failed; -1: join itself
-			 * (cgroup_self_join) */
+			 * (cgroup_self_join), or there is none */
 	uid_t uid;			/* the supervisor's ids */
 	gid_t gid;
 	struct strv read_roots, write_roots, devices;
