@@ -35,7 +35,6 @@ bg() {
 	pid=$!
 }
 reap() { wait "$pid"; rc=$?; }
-sid() { jq -r 'select(.type == "agent_start").sessionId' "$1" | head -n 1; }
 # ended FILE REASON CODE: agent_end is the last line and says so, and
 # the last turn_end agrees; every line is JSON.
 ended() {

@@ -38,7 +38,6 @@ loop() {
 	PI_LLM="exec $TMP/llm" LLM_CALLS=$TMP/$n.calls PI_FAUX_SCRIPT=$s \
 		pi-loop -m faux/demo -w "$WS" $DEG "$@" </dev/null >"$n.out" 2>"$n.err"
 }
-sid() { jq -r 'select(.type == "agent_start").sessionId' "$1" | head -n 1; }
 # msgs CALL: the messages a model call read, one a line.
 msgs() { jq -c 'select(.role != null)' "$1"; }
 # The volatile fields: ids by first appearance, times, paths, and what

@@ -26,7 +26,6 @@ case " $* " in *" --list-models "*) exec pi-llm "$@" ;; esac
 cat >"$LLM_IN" && exec pi-llm "$@" <"$LLM_IN"
 EOF
 chmod +x llm
-sid() { jq -r 'select(.type == "agent_start").sessionId' "$1" | head -n 1; }
 
 # script M: three turns of two bash calls (30 and 60 ms; the first also
 # leaves a sleep in its sandbox), then an answer.  M marks the processes.

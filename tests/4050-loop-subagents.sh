@@ -24,7 +24,6 @@ bg() {
 	pid=$!
 }
 loop() { bg "$@"; wait $pid; }
-sid() { jq -r 'select(.type == "agent_start").sessionId' "$1" | head -n 1; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # A call, then an answer.

@@ -98,6 +98,9 @@ jq() {
 	return "$tap_st"
 }
 
+# sid FILE: the session of the first run in an event stream.
+sid() { jq -r 'select(.type == "agent_start").sessionId' "$1" | head -n 1; }
+
 # alive TEXT: some process has TEXT in its command line, its words
 # joined by spaces.  The lines are gathered first, so that the grep does
 # not find itself.
