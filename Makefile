@@ -14,34 +14,55 @@ BINDIR = $(PREFIX)/bin
 MANDIR = $(PREFIX)/share/man
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 
-LIBOBJ = lib/buf.o lib/catalog.o lib/config.o lib/context.o lib/event.o \
-	lib/http.o lib/jsonx.o lib/llm.o lib/ndjson.o lib/provider.o \
-	lib/provider_anthropic.o lib/provider_faux.o lib/provider_google.o \
-	lib/provider_openai.o lib/provider_responses.o lib/record.o lib/reply.o \
-	lib/schema.o lib/sse.o lib/utf8.o lib/util.o lib/models_data.o \
-	lib/tools.o lib/tool_fs.o lib/tool_edit.o lib/tool_search.o \
-	lib/tool_ls.o lib/udiff.o \
-	lib/truncate.o lib/validate.o lib/pathmatch.o lib/cgroup.o \
-	lib/confine.o lib/denylist.o lib/landlock.o lib/mountview.o \
-	lib/sandbox.o lib/sandbox_child.o lib/capture.o lib/tooldir.o lib/walk.o \
-	lib/retrans.o lib/toolcall.o lib/toolrun.o \
-	lib/store.o lib/projection.o lib/pifile.o lib/proc.o lib/render.o \
-	lib/curlfn.o
-HDR = lib/buf.h lib/catalog.h lib/config.h lib/context.h lib/event.h \
-	lib/http.h lib/jsonx.h lib/llm.h lib/ndjson.h lib/provider.h \
-	lib/record.h lib/reply.h lib/schema.h lib/sse.h lib/utf8.h lib/util.h \
-	lib/tools.h lib/truncate.h lib/validate.h lib/pathmatch.h lib/cgroup.h \
-	lib/confine.h lib/denylist.h lib/landlock.h lib/mountview.h \
-	lib/sandbox.h lib/capture.h lib/tooldir.h \
-	lib/walk.h lib/retrans.h lib/udiff.h lib/toolcall.h \
-	lib/toolrun.h lib/banned.h lib/store.h lib/projection.h lib/pifile.h lib/proc.h lib/render.h \
-	lib/curlfn.h
+# lib/ is one folder and one archive per layer (STYLE.md section 1); each
+# program's link line names the layers it is made of, so a call across
+# layers that should not exist fails to link.
+COREOBJ = lib/core/buf.o lib/core/context.o lib/core/event.o \
+	lib/core/jsonx.o lib/core/ndjson.o lib/core/proc.o lib/core/utf8.o \
+	lib/core/util.o
+LLMOBJ = lib/llm/catalog.o lib/llm/config.o lib/llm/curlfn.o \
+	lib/llm/http.o lib/llm/llm.o lib/llm/models_data.o lib/llm/provider.o \
+	lib/llm/provider_anthropic.o lib/llm/provider_faux.o \
+	lib/llm/provider_google.o lib/llm/provider_openai.o \
+	lib/llm/provider_responses.o lib/llm/record.o lib/llm/reply.o \
+	lib/llm/schema.o lib/llm/sse.o
+SANDBOXOBJ = lib/sandbox/cgroup.o lib/sandbox/confine.o \
+	lib/sandbox/denylist.o lib/sandbox/landlock.o lib/sandbox/mountview.o \
+	lib/sandbox/sandbox.o lib/sandbox/sandbox_child.o
+TOOLOBJ = lib/tool/capture.o lib/tool/pathmatch.o lib/tool/retrans.o \
+	lib/tool/tool_edit.o lib/tool/tool_fs.o lib/tool/tool_ls.o \
+	lib/tool/tool_search.o lib/tool/toolcall.o lib/tool/tooldir.o \
+	lib/tool/tools.o lib/tool/truncate.o lib/tool/udiff.o \
+	lib/tool/validate.o lib/tool/walk.o
+STOREOBJ = lib/store/pifile.o lib/store/projection.o lib/store/store.o
+LIBOBJ = $(COREOBJ) $(LLMOBJ) $(SANDBOXOBJ) $(TOOLOBJ) $(STOREOBJ)
+LIBCORE = lib/core/libcore.a
+LIBLLM = lib/llm/libllm.a
+LIBSANDBOX = lib/sandbox/libsandbox.a
+LIBTOOL = lib/tool/libtool.a
+LIBSTORE = lib/store/libstore.a
+LIBS_ALL = $(LIBLLM) $(LIBSTORE) $(LIBTOOL) $(LIBSANDBOX) $(LIBCORE)
+HDR = lib/core/banned.h lib/core/buf.h lib/core/context.h \
+	lib/core/event.h lib/core/jsonx.h lib/core/ndjson.h lib/core/proc.h \
+	lib/core/utf8.h lib/core/util.h \
+	lib/llm/catalog.h lib/llm/config.h lib/llm/curlfn.h lib/llm/http.h \
+	lib/llm/llm.h lib/llm/provider.h lib/llm/record.h lib/llm/reply.h \
+	lib/llm/schema.h lib/llm/sse.h \
+	lib/sandbox/cgroup.h lib/sandbox/confine.h lib/sandbox/denylist.h \
+	lib/sandbox/landlock.h lib/sandbox/mountview.h lib/sandbox/sandbox.h \
+	lib/tool/capture.h lib/tool/pathmatch.h lib/tool/retrans.h \
+	lib/tool/toolcall.h lib/tool/tooldir.h lib/tool/tools.h \
+	lib/tool/truncate.h lib/tool/udiff.h lib/tool/validate.h \
+	lib/tool/walk.h \
+	lib/store/pifile.h lib/store/projection.h lib/store/store.h
 PROGS = bin/pi bin/pi-llm bin/pi-tool bin/pi-sess bin/pi-loop bin/pi-view
 LOOPOBJ = cmd/pi-loop/pi-loop.o cmd/pi-loop/stage.o cmd/pi-loop/turn.o \
 	cmd/pi-loop/tools.o cmd/pi-loop/rpc.o cmd/pi-loop/compact.o \
 	cmd/pi-loop/prompt.o
 SESSOBJ = cmd/pi-sess/pi-sess.o cmd/pi-sess/read.o cmd/pi-sess/write.o \
 	cmd/pi-sess/append.o cmd/pi-sess/port.o
+TOOLPROGOBJ = cmd/pi-tool/pi-tool.o cmd/pi-tool/toolrun.o
+VIEWOBJ = cmd/pi-view/pi-view.o cmd/pi-view/render.o
 UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \
 	tests/unit/utf8.t tests/unit/reply.t tests/unit/tools_fs.t \
 	tests/unit/validate.t tests/unit/truncate.t tests/unit/pathmatch.t \
@@ -59,7 +80,7 @@ all: $(PROGS)
 $(LIBOBJ): $(HDR)
 
 # The model table is data (share/models.ndjson), built in as a string.
-lib/models_data.c: share/models.ndjson
+lib/llm/models_data.c: share/models.ndjson
 	{ echo '/* Made by make from share/models.ndjson: edit that. */'; \
 	  echo '#include <stddef.h>'; \
 	  echo 'extern const char *const catalog_lines[];'; \
@@ -67,42 +88,60 @@ lib/models_data.c: share/models.ndjson
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/",/' \
 		share/models.ndjson; echo 'NULL };'; } >$@
 
-lib/libpi.a: $(LIBOBJ)
+$(LIBCORE): $(COREOBJ)
 	rm -f $@
-	ar rcs $@ $(LIBOBJ)
+	ar rcs $@ $(COREOBJ)
 
-cmd/pi.o cmd/pi-llm.o cmd/pi-tool.o cmd/pi-view.o: $(HDR)
+$(LIBLLM): $(LLMOBJ)
+	rm -f $@
+	ar rcs $@ $(LLMOBJ)
 
-bin/pi: cmd/pi.o lib/libpi.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi.o lib/libpi.a
+$(LIBSANDBOX): $(SANDBOXOBJ)
+	rm -f $@
+	ar rcs $@ $(SANDBOXOBJ)
 
-bin/pi-view: cmd/pi-view.o lib/libpi.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-view.o lib/libpi.a -ljson-c
+$(LIBTOOL): $(TOOLOBJ)
+	rm -f $@
+	ar rcs $@ $(TOOLOBJ)
 
-# pi-llm loads libcurl when a call goes out (lib/curlfn.h), so a run of
-# the faux provider or a replay starts without it.
-bin/pi-llm: cmd/pi-llm.o lib/libpi.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-llm.o lib/libpi.a -ljson-c
+$(LIBSTORE): $(STOREOBJ)
+	rm -f $@
+	ar rcs $@ $(STOREOBJ)
 
+cmd/pi.o cmd/pi-llm.o: $(HDR)
 $(SESSOBJ): $(HDR) cmd/pi-sess/sess.h
 $(LOOPOBJ): $(HDR) cmd/pi-loop/loop.h
+$(TOOLPROGOBJ): $(HDR) cmd/pi-tool/toolrun.h
+$(VIEWOBJ): $(HDR) cmd/pi-view/render.h
 
-bin/pi-loop: $(LOOPOBJ) lib/libpi.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(LOOPOBJ) lib/libpi.a -ljson-c
+bin/pi: cmd/pi.o $(LIBCORE)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi.o $(LIBCORE)
 
-bin/pi-sess: $(SESSOBJ) lib/libpi.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(SESSOBJ) lib/libpi.a \
+bin/pi-view: $(VIEWOBJ) $(LIBCORE)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(VIEWOBJ) $(LIBCORE) -ljson-c
+
+# pi-llm loads libcurl when a call goes out (lib/llm/curlfn.h), so a run
+# of the faux provider or a replay starts without it.
+bin/pi-llm: cmd/pi-llm.o $(LIBLLM) $(LIBCORE)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-llm.o $(LIBLLM) $(LIBCORE) \
+		-ljson-c
+
+bin/pi-loop: $(LOOPOBJ) $(LIBCORE)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(LOOPOBJ) $(LIBCORE) -ljson-c
+
+bin/pi-sess: $(SESSOBJ) $(LIBSTORE) $(LIBCORE)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(SESSOBJ) $(LIBSTORE) $(LIBCORE) \
 		-lsqlite3 -ljson-c
 
-bin/pi-tool: cmd/pi-tool.o lib/libpi.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-tool.o lib/libpi.a \
-		-lseccomp -ljson-c
+bin/pi-tool: $(TOOLPROGOBJ) $(LIBTOOL) $(LIBSANDBOX) $(LIBCORE)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TOOLPROGOBJ) $(LIBTOOL) \
+		$(LIBSANDBOX) $(LIBCORE) -lseccomp -ljson-c
 
 .c.t:
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< \
-		lib/libpi.a -lcurl -ljson-c -lseccomp -lsqlite3
+		$(LIBS_ALL) -lcurl -ljson-c -lseccomp -lsqlite3
 
-$(UNIT): tests/unit/tap.h lib/libpi.a $(HDR)
+$(UNIT): tests/unit/tap.h $(LIBS_ALL) $(HDR)
 
 # Helpers the pi-tool tests run inside and around the sandbox.  They are
 # instruments, not subjects: never built with sanitizers, which cannot
@@ -131,9 +170,9 @@ tests/bench/runstat: tests/bench/runstat.c
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ \
 		tests/bench/runstat.c
 
-tests/bench/parse: tests/bench/parse.c lib/libpi.a $(HDR)
+tests/bench/parse: tests/bench/parse.c $(LIBLLM) $(LIBCORE) $(HDR)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ \
-		tests/bench/parse.c lib/libpi.a -lcurl -ljson-c
+		tests/bench/parse.c $(LIBLLM) $(LIBCORE) -lcurl -ljson-c
 
 tests/bench/linked: tests/bench/linked.c
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ tests/bench/linked.c \
@@ -145,7 +184,7 @@ bench: all $(BENCH)
 lint:
 	scripts/manlint $(MAN1) $(MAN5) $(MAN7)
 	! grep -nE '\<(strcpy|strcat|strncpy|sprintf|vsprintf|strtok|gets|atoi|atol|gmtime|localtime|mktemp|tmpnam|system|popen)\(' \
-		cmd/*.c cmd/*/*.c lib/*.c | grep -v 'lib/banned.h'
+		cmd/*.c cmd/*/*.c lib/*/*.c
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -166,7 +205,8 @@ uninstall:
 	for f in $(PROGS); do rm -f $(DESTDIR)$(BASHCOMPDIR)/$${f#bin/}; done
 
 clean:
-	rm -f bin/pi-* cmd/*.o cmd/*/*.o lib/*.o lib/libpi.a lib/models_data.c tests/unit/*.t $(BENCH) \
+	rm -f bin/pi-* cmd/*.o cmd/*/*.o lib/*/*.o lib/*/*.a \
+		lib/llm/models_data.c tests/unit/*.t $(BENCH) \
 		$(HELPERS)
 	rm -rf tests/out
 

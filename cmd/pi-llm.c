@@ -18,20 +18,20 @@
 
 #include <curl/curl.h>
 
-#include "buf.h"
-#include "catalog.h"
-#include "config.h"
-#include "context.h"
-#include "curlfn.h"
-#include "event.h"
-#include "jsonx.h"
-#include "llm.h"
-#include "ndjson.h"
-#include "provider.h"
-#include "record.h"
-#include "reply.h"
-#include "util.h"
-#include "banned.h"
+#include "core/buf.h"
+#include "core/context.h"
+#include "core/event.h"
+#include "core/jsonx.h"
+#include "core/ndjson.h"
+#include "core/util.h"
+#include "llm/catalog.h"
+#include "llm/config.h"
+#include "llm/curlfn.h"
+#include "llm/llm.h"
+#include "llm/provider.h"
+#include "llm/record.h"
+#include "llm/reply.h"
+#include "core/banned.h"
 
 static volatile sig_atomic_t got_signal;
 

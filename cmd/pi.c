@@ -20,8 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "util.h"
-#include "banned.h"
+#include "core/util.h"
+#include "core/banned.h"
 
 static const char usage_text[] =
     "usage: pi [-hnpV] [pi-loop option ...] prompt ...\n"

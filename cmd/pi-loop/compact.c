@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "event.h"
-#include "jsonx.h"
-#include "util.h"
 #include "loop.h"
-#include "banned.h"
+#include "core/buf.h"
+#include "core/event.h"
+#include "core/jsonx.h"
+#include "core/util.h"
+#include "core/banned.h"
 
 #define TOOL_RESULT_CHARS	2000	/* of a result in the summary's input */
 

@@ -20,10 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "ndjson.h"
-#include "proc.h"
-#include "util.h"
+#include "core/buf.h"
+#include "core/ndjson.h"
+#include "core/proc.h"
+#include "core/util.h"
 
 struct json_object;
 

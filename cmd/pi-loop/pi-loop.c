@@ -21,13 +21,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "event.h"
-#include "jsonx.h"
-#include "ndjson.h"
-#include "proc.h"
-#include "util.h"
 #include "loop.h"
-#include "banned.h"
+#include "core/event.h"
+#include "core/jsonx.h"
+#include "core/ndjson.h"
+#include "core/proc.h"
+#include "core/util.h"
+#include "core/banned.h"
 
 struct loop L;
 

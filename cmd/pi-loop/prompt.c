@@ -10,12 +10,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
-#include "event.h"
-#include "jsonx.h"
-#include "util.h"
 #include "loop.h"
-#include "banned.h"
+#include "core/buf.h"
+#include "core/event.h"
+#include "core/jsonx.h"
+#include "core/util.h"
+#include "core/banned.h"
 
 #define MAX_PROMPT_FILE	(1u << 20)
 

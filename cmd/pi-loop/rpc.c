@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "event.h"
-#include "jsonx.h"
-#include "util.h"
 #include "loop.h"
-#include "banned.h"
+#include "core/event.h"
+#include "core/jsonx.h"
+#include "core/util.h"
+#include "core/banned.h"
 
 #define MAX_COMMAND	(64u << 20)
 

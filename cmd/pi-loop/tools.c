@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
-#include "event.h"
-#include "jsonx.h"
-#include "util.h"
 #include "loop.h"
-#include "banned.h"
+#include "core/context.h"
+#include "core/event.h"
+#include "core/jsonx.h"
+#include "core/util.h"
+#include "core/banned.h"
 
 static const struct {
 	const char *name;

@@ -19,15 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
-#include "event.h"
-#include "jsonx.h"
-#include "ndjson.h"
-#include "projection.h"
-#include "store.h"
-#include "util.h"
 #include "sess.h"
-#include "banned.h"
+#include "core/context.h"
+#include "core/event.h"
+#include "core/jsonx.h"
+#include "core/ndjson.h"
+#include "core/util.h"
+#include "store/projection.h"
+#include "store/store.h"
+#include "core/banned.h"
 
 struct app {
 	struct store_session ss;

@@ -20,12 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "jsonx.h"
-#include "ndjson.h"
-#include "store.h"
-#include "util.h"
 #include "sess.h"
-#include "banned.h"
+#include "core/jsonx.h"
+#include "core/ndjson.h"
+#include "core/util.h"
+#include "store/store.h"
+#include "core/banned.h"
 
 struct opts opt = { .tokens_before = -1 };
 struct store db;

@@ -16,13 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jsonx.h"
-#include "ndjson.h"
-#include "pifile.h"
-#include "store.h"
-#include "util.h"
 #include "sess.h"
-#include "banned.h"
+#include "core/jsonx.h"
+#include "core/ndjson.h"
+#include "core/util.h"
+#include "store/pifile.h"
+#include "store/store.h"
+#include "core/banned.h"
 
 #define NONE	((size_t)-1)
 

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonx.h"
-#include "ndjson.h"
-#include "pifile.h"
-#include "projection.h"
-#include "store.h"
-#include "util.h"
 #include "sess.h"
-#include "banned.h"
+#include "core/jsonx.h"
+#include "core/ndjson.h"
+#include "core/util.h"
+#include "store/pifile.h"
+#include "store/projection.h"
+#include "store/store.h"
+#include "core/banned.h"
 
 /* A database not made yet holds no sessions: nothing to list. */
 static int

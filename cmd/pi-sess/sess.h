@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "store.h"
+#include "store/store.h"
 
 struct json_object;
 struct pi_error;

@@ -11,14 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "event.h"
-#include "jsonx.h"
-#include "projection.h"
-#include "store.h"
-#include "util.h"
 #include "sess.h"
-#include "banned.h"
+#include "core/buf.h"
+#include "core/event.h"
+#include "core/jsonx.h"
+#include "core/util.h"
+#include "store/projection.h"
+#include "store/store.h"
+#include "core/banned.h"
 
 #define MAX_SUMMARY	(16u << 20)
 

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
-#include "jsonx.h"
-#include "provider.h"
-#include "reply.h"
-#include "sse.h"
-#include "util.h"
+#include "core/buf.h"
+#include "core/jsonx.h"
+#include "core/util.h"
+#include "llm/provider.h"
+#include "llm/reply.h"
+#include "llm/sse.h"
 
 static size_t events, bytes_out;
 

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
 #include "tap.h"
+#include "core/buf.h"
 
 int
 main(void)

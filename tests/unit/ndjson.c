@@ -11,11 +11,11 @@
 
 #include <json-c/json.h>
 
-#include "buf.h"
-#include "jsonx.h"
-#include "ndjson.h"
-#include "util.h"
 #include "tap.h"
+#include "core/buf.h"
+#include "core/jsonx.h"
+#include "core/ndjson.h"
+#include "core/util.h"
 
 static const char lines[] =
     "{\"type\":\"a\",\"n\":1}\n"

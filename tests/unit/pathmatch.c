@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pathmatch.h"
-#include "util.h"
 #include "tap.h"
+#include "core/util.h"
+#include "tool/pathmatch.h"
 
 static void
 m(const char *pat, const char *path, int want)

@@ -9,11 +9,11 @@
 
 #include <json-c/json.h>
 
-#include "event.h"
-#include "jsonx.h"
-#include "reply.h"
-#include "util.h"
 #include "tap.h"
+#include "core/event.h"
+#include "core/jsonx.h"
+#include "core/util.h"
+#include "llm/reply.h"
 
 static struct json_object *evs;	/* the events written so far */
 static int fail_at = -1;	/* emit fails once this many are written */

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "retrans.h"
-#include "util.h"
 #include "tap.h"
+#include "core/util.h"
+#include "tool/retrans.h"
 
 /* s translates to want, and (?i) is seen or not as want_icase says. */
 static void

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "sse.h"
-#include "util.h"
 #include "tap.h"
+#include "core/buf.h"
+#include "core/util.h"
+#include "llm/sse.h"
 
 /* Written with LF; the CRLF and CR variants are derived from it. */
 static const char fixture[] =

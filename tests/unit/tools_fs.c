@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "jsonx.h"
-#include "tools.h"
-#include "util.h"
 #include "tap.h"
+#include "core/buf.h"
+#include "core/jsonx.h"
+#include "core/util.h"
+#include "tool/tools.h"
 
 static const struct tool_limits deflim = { 51200, 2000 };
 static struct tool_result r;

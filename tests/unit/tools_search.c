@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jsonx.h"
-#include "tools.h"
-#include "util.h"
 #include "tap.h"
+#include "core/jsonx.h"
+#include "core/util.h"
+#include "tool/tools.h"
 
 typedef int toolfn(struct json_object *, const struct tool_limits *,
     struct tool_result *);

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "truncate.h"
-#include "util.h"
 #include "tap.h"
+#include "core/buf.h"
+#include "core/util.h"
+#include "tool/truncate.h"
 
 static void
 is_size(unsigned long long n, const char *want)

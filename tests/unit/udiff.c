@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "udiff.h"
-#include "util.h"
 #include "tap.h"
+#include "core/buf.h"
+#include "core/util.h"
+#include "tool/udiff.h"
 
 struct rep {
 	size_t at, old_len;	/* replaced in base */

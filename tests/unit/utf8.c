@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
-#include "utf8.h"
-#include "util.h"
 #include "tap.h"
+#include "core/buf.h"
+#include "core/utf8.h"
+#include "core/util.h"
 
 #define U(s) (const unsigned char *)(s), sizeof(s) - 1
 #define FFFD "\xef\xbf\xbd"

@@ -2,12 +2,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
-#include "jsonx.h"
-#include "tools.h"
-#include "util.h"
-#include "validate.h"
 #include "tap.h"
+#include "core/buf.h"
+#include "core/jsonx.h"
+#include "core/util.h"
+#include "tool/tools.h"
+#include "tool/validate.h"
 
 static struct json_object *
 parse(const char *s)
