@@ -146,7 +146,8 @@ $(UNIT): tests/unit/tap.h $(LIBS_ALL) $(HDR)
 # Helpers the pi-tool tests run inside and around the sandbox.  They are
 # instruments, not subjects: never built with sanitizers, which cannot
 # start under the address-space limit some tests set.
-HELPERS = tests/helper/escape tests/helper/nosys
+HELPERS = tests/helper/escape tests/helper/nosys \
+	tests/helper/setid
 HELPER_CFLAGS = -O2 -g
 
 tests/helper/escape: tests/helper/escape.c
@@ -154,6 +155,9 @@ tests/helper/escape: tests/helper/escape.c
 
 tests/helper/nosys: tests/helper/nosys.c
 	$(CC) $(HELPER_CFLAGS) -o $@ tests/helper/nosys.c -lseccomp
+
+tests/helper/setid: tests/helper/setid.c
+	$(CC) $(HELPER_CFLAGS) -o $@ tests/helper/setid.c
 
 test: all $(UNIT) $(HELPERS)
 	tests/run.sh
