@@ -200,7 +200,8 @@ stage_argv(const char *name, const char *const *args)
 			cmd = getenv(envs[i].env);
 	while (args[n] != NULL)
 		n++;
-	argv = xcalloc(n + 6, sizeof(*argv));
+	/* sh -c CMD NAME, -d DB, the arguments and the NULL. */
+	argv = xcalloc(4 + 2 + n + 1, sizeof(*argv));
 	if (cmd != NULL && *cmd != '\0') {
 		argv[k++] = xstrdup("/bin/sh");
 		argv[k++] = xstrdup("-c");
