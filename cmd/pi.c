@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/proc.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -79,16 +80,6 @@ run(char **argv)
 
 static pid_t loop_pid;
 
-/* A child's status as an exit code: pi-loop's own statuses pass as they
- * are (130, 141, 143 say how the run ended); a signal gives 128 + n. */
-static int
-code(int status)
-{
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
-
 /* A signal sent to pi alone is the run's: pi-loop ends it properly. */
 static void
 forward(int sig)
@@ -138,9 +129,9 @@ loop_into_view(char **loop)
 	signal(SIGHUP, forward);
 	while (n > 0 && (w = wait(&st)) != -1) {
 		if (w == lp)
-			loop_st = code(st), n--;
+			loop_st = proc_exit_code(st), n--;
 		else if (w == vp)
-			view_st = code(st), n--;
+			view_st = proc_exit_code(st), n--;
 	}
 	free(view[0]);
 	return loop_st != 0 ? loop_st : view_st;

@@ -187,7 +187,7 @@ proc_exit_code(int status)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	if (WIFEXITED(status))
-		return WEXITSTATUS(status) >= 128 ? 128 : WEXITSTATUS(status);
+		return WEXITSTATUS(status);
 	return PI_EXIT_FAIL;
 }
 

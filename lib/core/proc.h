@@ -8,9 +8,12 @@
  * non-blocking and close-on-exec.  The caller reads and writes them,
  * then proc_reap or proc_wait collects the status.
  *
- * proc_exit_code turns a wait status into an exit code as execline does:
- * killed by signal n gives 128 + n, an exit of 128 or more gives 128,
- * any other code passes through.
+ * proc_exit_code turns a wait status into an exit code: killed by
+ * signal n gives 128 + n, and an exit code passes through unchanged,
+ * 128 and above included, since the stages' own 130, 141 and 143 say
+ * how they ended (DESIGN.md section 7).  Unlike execline, which makes
+ * any exit of 128 or more 128, a stage that exits 130 and one killed by
+ * SIGINT give the same code: both were interrupted.
  *
  * Errors: proc_spawn returns -1 with e filled (the exec failing is seen
  * as the child's exit 127).  Nothing here exits or prints.
