@@ -304,9 +304,12 @@ end_builtin(struct run *r, const struct sandbox_outcome *o,
 		(void)buf_adds(text, x->msg);
 	else {
 		(void)buf_add(text, res.output.data, res.output.len);
+		/* Arguments the schema let through but the tool refused
+		 * are bad input all the same. */
 		if (res.error_code != NULL)
-			ending(x, res.error_code, PI_EXIT_TOOL, "%s",
-			    res.output.data);
+			ending(x, res.error_code, strcmp(res.error_code,
+			    "invalid_arguments") == 0 ? PI_EXIT_INPUT :
+			    PI_EXIT_TOOL, "%s", res.output.data);
 		jsonx_set_bool(ev, "truncated", res.truncated);
 		if (res.details != NULL)
 			jsonx_set(ev, "details", jsonx_ref(res.details));

@@ -487,8 +487,8 @@ tool_edit(struct json_object *in, const struct tool_limits *lim,
 		to_lf(&ed[i].new, json_object_get_string(nt),
 		    (size_t)json_object_get_string_len(nt));
 	}
-	path = tool_path(given);
-	if (slurp(path, given, &raw, r) == -1)
+	if ((path = tool_arg_path(in, "file_path", NULL, r)) == NULL ||
+	    slurp(path, given, &raw, r) == -1)
 		goto out;
 	bom = raw.len >= 3 && memcmp(raw.data, "\xef\xbb\xbf", 3) == 0;
 	q = memchr(raw.data, '\n', raw.len);

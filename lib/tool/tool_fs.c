@@ -308,9 +308,9 @@ tool_read(struct json_object *in, const struct tool_limits *lim,
 		return tool_fail(r, "invalid_arguments", "read needs "
 		    "file_path, the path of the file to read.");
 	if ((offset = tool_arg_count(in, "offset", r)) == -1 ||
-	    (limit = tool_arg_count(in, "limit", r)) == -1)
+	    (limit = tool_arg_count(in, "limit", r)) == -1 ||
+	    (path = tool_arg_path(in, "file_path", NULL, r)) == NULL)
 		return 0;
-	path = tool_path(given);
 	fd = open_file(path, given, &st, r);
 	free(path);
 	if (fd == -1)
@@ -414,6 +414,8 @@ make_parents(char *path)
 	char *q;
 	int e;
 
+	if (*path == '\0')
+		return 0;
 	for (q = path + 1; (q = strchr(q, '/')) != NULL; q++) {
 		if (q[-1] == '/')
 			continue;
@@ -448,9 +450,10 @@ tool_write(struct json_object *in, const struct tool_limits *lim,
 	if (given == NULL || !jsonx_is(c, json_type_string))
 		return tool_fail(r, "invalid_arguments", "write needs "
 		    "file_path and content, both strings.");
+	if ((path = tool_arg_path(in, "file_path", NULL, r)) == NULL)
+		return 0;
 	data = json_object_get_string(c);
 	n = (size_t)json_object_get_string_len(c);
-	path = tool_path(given);
 	if (make_parents(path) == -1) {
 		e = errno;
 		free(path);

@@ -115,7 +115,6 @@ int
 tool_ls(struct json_object *in, const struct tool_limits *lim,
     struct tool_result *r)
 {
-	struct json_object *pv = jsonx_get(in, "path");
 	const char *given = jsonx_str(in, "path");
 	struct stat st;
 	long long limit;
@@ -124,16 +123,14 @@ tool_ls(struct json_object *in, const struct tool_limits *lim,
 	DIR *d = NULL;
 	int e = 0;
 
-	if (pv != NULL && given == NULL)
-		return tool_fail(r, "invalid_arguments", "path must be a "
-		    "string.");
-	if (given == NULL)
-		given = ".";
 	if ((limit = tool_arg_count(in, "limit", r)) == -1)
 		return 0;
 	if (limit == 0)
 		limit = LS_LIMIT;
-	path = tool_path(given);
+	if ((path = tool_arg_path(in, "path", ".", r)) == NULL)
+		return 0;
+	if (given == NULL || *given == '\0')
+		given = ".";
 	memset(&st, 0, sizeof(st));
 	if (stat(path, &st) == -1)
 		e = errno;

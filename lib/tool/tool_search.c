@@ -134,14 +134,6 @@ note_end(struct buf *nt, unsigned long dirs, unsigned long files,
 		(void)buf_addf(&r->output, "\n\n[%s]", nt->data);
 }
 
-/* The path to search, "." when absent or empty, as pi resolves it. */
-static char *
-arg_path(struct json_object *in)
-{
-	const char *p = jsonx_str(in, "path");
-
-	return tool_path(p != NULL && *p != '\0' ? p : ".");
-}
 
 /*
  * An optional whole-number argument of at least min; def when absent.
@@ -506,8 +498,9 @@ tool_grep(struct json_object *in, const struct tool_limits *lim,
 	buf_init(&nt, 1024);
 	if (grep_init(&g, in, r) == -1)
 		goto out;
-	path = arg_path(in);
-	if (stat_arg(path, &st, r) == -1)
+	/* "." when absent or empty, as pi resolves it. */
+	if ((path = tool_arg_path(in, "path", ".", r)) == NULL ||
+	    stat_arg(path, &st, r) == -1)
 		goto out;
 	out_init(&g.out, r, lim);
 	if (S_ISDIR(st.st_mode)) {
@@ -615,8 +608,9 @@ tool_find(struct json_object *in, const struct tool_limits *lim,
 		goto out;
 	}
 	f.all = *pattern == '\0';
-	path = arg_path(in);
-	if (stat_arg(path, &st, r) == -1)
+	/* "." when absent or empty, as pi resolves it. */
+	if ((path = tool_arg_path(in, "path", ".", r)) == NULL ||
+	    stat_arg(path, &st, r) == -1)
 		goto out;
 	if (!S_ISDIR(st.st_mode)) {
 		tool_fail(r, "not_a_directory", "Not a directory: %s", path);

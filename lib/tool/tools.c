@@ -1,6 +1,7 @@
 /* tools: see tools.h.  The table of built-in tools and what they share. */
 #include "tools.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -334,6 +335,54 @@ tool_path(const char *given)
 	full = xasprintf("%s%s", home, s + 1);
 	free(s);
 	return full;
+}
+
+char *
+tool_arg_path(struct json_object *in, const char *key, const char *def,
+    struct tool_result *r)
+{
+	struct json_object *v = jsonx_get(in, key);
+	const char *s, *p, *nul;
+	size_t n, name;
+
+	if (v == NULL && def != NULL)
+		return tool_path(def);
+	if (!jsonx_is(v, json_type_string)) {
+		tool_fail(r, "invalid_arguments", "%s must be a string, the "
+		    "path of a file or directory.", key);
+		return NULL;
+	}
+	s = json_object_get_string(v);
+	n = (size_t)json_object_get_string_len(v);
+	if (n == 0 && def != NULL)
+		return tool_path(def);
+	/* A C string stops at a NUL: the call would act on a prefix. */
+	if ((nul = memchr(s, '\0', n)) != NULL) {
+		tool_fail(r, "invalid_arguments", "%s has a NUL character "
+		    "(\\u0000) at byte %zu; a path cannot hold one.", key,
+		    (size_t)(nul - s));
+		return NULL;
+	}
+	if (n == 0 || strcmp(s, "@") == 0) {
+		tool_fail(r, "invalid_arguments", "%s is %s; give the path of "
+		    "a file or directory.", key, n == 0 ? "empty" :
+		    "\"@\" alone");
+		return NULL;
+	}
+	if (n >= PATH_MAX) {
+		tool_fail(r, "invalid_arguments", "%s is %zu bytes long; a "
+		    "path has fewer than %d.", key, n, PATH_MAX);
+		return NULL;
+	}
+	for (p = s; *p != '\0'; p += name + (p[name] == '/')) {
+		if ((name = strcspn(p, "/")) > NAME_MAX) {
+			tool_fail(r, "invalid_arguments", "%s has a name of %zu "
+			    "bytes; a name has at most %d.", key, name,
+			    NAME_MAX);
+			return NULL;
+		}
+	}
+	return tool_path(s);
 }
 
 size_t

@@ -75,6 +75,16 @@ int tool_result_from_json(struct tool_result *r, struct json_object *o);
  * frees the result.
  */
 char *tool_path(const char *given);
+/*
+ * The path argument key of in, checked, then made usable by tool_path
+ * (the caller frees it).  NULL with r failed (invalid_arguments) when
+ * it is absent and def is NULL, not a string, empty or "@" alone, holds
+ * a NUL byte, or is longer than the kernel takes (PATH_MAX, or a name
+ * over NAME_MAX).  With def, the argument is optional: absent or "" it
+ * is def, as pi takes a missing search directory.
+ */
+char *tool_arg_path(struct json_object *in, const char *key,
+    const char *def, struct tool_result *r);
 
 /*
  * What more than one tool does the same way.  tool_max_bytes is lim's

@@ -142,6 +142,83 @@ test_path(void)
 	free(p);
 }
 
+/*
+ * A path no file can have is an argument error, before any file is
+ * touched: write with "" used to read past the end of the string.
+ */
+static void
+test_bad_paths(void)
+{
+	static const struct {
+		int (*fn)(struct json_object *, const struct tool_limits *,
+		    struct tool_result *);
+		const char *name, *key, *rest;
+	} tools[] = {
+		{ tool_read, "read", "file_path", "" },
+		{ tool_write, "write", "file_path", ",\"content\":\"x\"" },
+		{ tool_edit, "edit", "file_path", ",\"edits\":[{\"old_text\":"
+		    "\"a\",\"new_text\":\"b\"}]" },
+		{ tool_ls, "ls", "path", "" },
+		{ tool_grep, "grep", "path", ",\"pattern\":\"x\"" },
+		{ tool_find, "find", "path", ",\"pattern\":\"x\"" },
+	};
+	static const char *const bad[] = {
+		"\"\"", "\"@\"", "\"\\u0000\"", "\"@\\u0000\"",
+		"\"bad\\u0000name\"", "\"dir/\\u0000\"", "5", "null",
+	};
+	struct buf big;
+	char *json, *name;
+	size_t i, j;
+	int optional;
+
+	buf_init(&big, 1u << 20);
+	(void)buf_adds(&big, "\"");
+	for (i = 0; i < 4200; i++)
+		(void)buf_adds(&big, i % 100 == 99 ? "/" : "x");
+	(void)buf_adds(&big, "\"");
+	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		optional = strcmp(tools[i].key, "path") == 0;
+		for (j = 0; j <= sizeof(bad) / sizeof(bad[0]); j++) {
+			/* "" and null are the workspace where the path is
+			 * optional (a model may send either for "none"). */
+			if (optional && (j == 0 || (j < sizeof(bad) /
+			    sizeof(bad[0]) && strcmp(bad[j], "null") == 0)))
+				continue;
+			json = xasprintf("{\"%s\":%s%s}", tools[i].key,
+			    j < sizeof(bad) / sizeof(bad[0]) ? bad[j] :
+			    big.data, tools[i].rest);
+			name = xasprintf("%s: %s %.20s", tools[i].name,
+			    tools[i].key, j < sizeof(bad) / sizeof(bad[0]) ?
+			    bad[j] : "of 4200 bytes");
+			is_int(run(tools[i].fn, &deflim, json), 0, name);
+			is_str(r.error_code, "invalid_arguments", name);
+			free(json);
+			free(name);
+		}
+	}
+	buf_release(&big);
+	ok(access("bad", F_OK) == -1 && access("dir", F_OK) == -1,
+	    "bad paths: nothing was made");
+	ok_run(tool_write, "{\"file_path\":\"\\u0000\",\"content\":\"x\"}",
+	    "invalid_arguments", "file_path has a NUL character (\\u0000) at "
+	    "byte 0; a path cannot hold one.", "write: NUL, said so");
+	ok_run(tool_write, "{\"file_path\":\"@\",\"content\":\"x\"}",
+	    "invalid_arguments", "file_path is \"@\" alone; give the path "
+	    "of a file or directory.", "write: @ alone, said so");
+	ok_run(tool_read, "{\"file_path\":\"\"}", "invalid_arguments",
+	    "file_path is empty; give the path of a file or directory.",
+	    "read: empty, said so");
+	mkdir("n", 0755);
+	name = xasprintf("{\"file_path\":\"n/%0300d\",\"content\":\"x\"}",
+	    0);
+	is_int(run(tool_write, &deflim, name), 0, "write: a 300-byte name");
+	is_str(r.output.data, "file_path has a name of 300 bytes; a name has "
+	    "at most 255.", "write: a 300-byte name, said so");
+	free(name);
+	ok_run(tool_ls, "{\"path\":\"\"}", NULL, "n/", "ls: \"\" is the "
+	    "workspace");
+}
+
 static void
 test_read_text(void)
 {
@@ -640,6 +717,7 @@ main(void)
 		return 1;
 	}
 	test_path();
+	test_bad_paths();
 	test_read_text();
 	test_read_images();
 	test_read_errors();
