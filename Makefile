@@ -33,7 +33,7 @@ TOOLOBJ = lib/tool/capture.o lib/tool/pathmatch.o lib/tool/retrans.o \
 	lib/tool/tool_edit.o lib/tool/tool_fs.o lib/tool/tool_ls.o \
 	lib/tool/tool_search.o lib/tool/toolcall.o lib/tool/tooldir.o \
 	lib/tool/tools.o lib/tool/truncate.o lib/tool/udiff.o \
-	lib/tool/validate.o lib/tool/walk.o
+	lib/tool/validate.o lib/tool/walk.o lib/tool/wildmatch.o
 STOREOBJ = lib/store/pifile.o lib/store/projection.o lib/store/store.o
 LIBOBJ = $(COREOBJ) $(LLMOBJ) $(SANDBOXOBJ) $(TOOLOBJ) $(STOREOBJ)
 LIBCORE = lib/core/libcore.a
@@ -53,7 +53,7 @@ HDR = lib/core/banned.h lib/core/buf.h lib/core/context.h \
 	lib/tool/capture.h lib/tool/pathmatch.h lib/tool/retrans.h \
 	lib/tool/toolcall.h lib/tool/tooldir.h lib/tool/tools.h \
 	lib/tool/truncate.h lib/tool/udiff.h lib/tool/validate.h \
-	lib/tool/walk.h \
+	lib/tool/walk.h lib/tool/wildmatch.h \
 	lib/store/pifile.h lib/store/projection.h lib/store/store.h
 PROGS = bin/pi bin/pi-llm bin/pi-tool bin/pi-sess bin/pi-loop bin/pi-view
 LOOPOBJ = cmd/pi-loop/pi-loop.o cmd/pi-loop/stage.o cmd/pi-loop/turn.o \

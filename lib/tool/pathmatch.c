@@ -1,13 +1,11 @@
-/* pathmatch: see pathmatch.h.  The matcher follows git's wildmatch.c. */
+/* pathmatch: see pathmatch.h.  Each pattern is matched by wildmatch. */
 #include "pathmatch.h"
 
-#include <ctype.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "wildmatch.h"
 #include "core/buf.h"
-#include "core/utf8.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -21,266 +19,19 @@ enum {
 struct pathmatch_rule {
 	char *pat;
 	unsigned flags;
+	struct wildmatch wm;	/* pat compiled */
 };
-
-/*
- * What wild() returns.  The two aborts prune the backtracking as git's
- * do: ABORT_ALL when the text ran out (no later start can help),
- * ABORT_STARSTAR when a '*' met a '/' it may not cross (only an
- * enclosing "**" can still match).
- */
-enum { WM_MATCH, WM_NOMATCH, WM_ABORT_ALL, WM_ABORT_STARSTAR };
-
-#define U(s)	((const unsigned char *)(s))
-
-static uint32_t
-lower(uint32_t c)
-{
-	return c >= 'A' && c <= 'Z' ? c + 32 : c;
-}
-
-static uint32_t
-upper(uint32_t c)
-{
-	return c >= 'a' && c <= 'z' ? c - 32 : c;
-}
-
-/* Are the text byte t and pattern byte p the same, folded or not? */
-static int
-same(unsigned char t, unsigned char p, int fold)
-{
-	return fold ? lower(t) == lower(p) : t == p;
-}
-
-/* Decode one character of s (not at its end); an invalid byte is one. */
-static size_t
-decode(const unsigned char *s, uint32_t *cp)
-{
-	size_t n = 0;
-
-	while (n < 4 && s[n] != '\0')
-		n++;
-	n = utf8_seqlen(s, n);
-
-	switch (n) {
-	case 2:
-		*cp = (uint32_t)(s[0] & 0x1f) << 6 | (s[1] & 0x3f);
-		return 2;
-	case 3:
-		*cp = (uint32_t)(s[0] & 0x0f) << 12 |
-		    (uint32_t)(s[1] & 0x3f) << 6 | (s[2] & 0x3f);
-		return 3;
-	case 4:
-		*cp = (uint32_t)(s[0] & 0x07) << 18 |
-		    (uint32_t)(s[1] & 0x3f) << 12 |
-		    (uint32_t)(s[2] & 0x3f) << 6 | (s[3] & 0x3f);
-		return 4;
-	default:
-		*cp = s[0];
-		return 1;
-	}
-}
-
-/* If p starts "[:name:]", the ':' of its ":]", else NULL. */
-static const unsigned char *
-posix_class(const unsigned char *p)
-{
-	const unsigned char *q;
-
-	if (p[0] != '[' || p[1] != ':')
-		return NULL;
-	for (q = p + 2; isalpha(*q); q++)
-		;
-	return q[0] == ':' && q[1] == ']' && q > p + 2 ? q : NULL;
-}
-
-/* p is at '['; the ']' that closes the class, or NULL if none does. */
-static const unsigned char *
-class_end(const unsigned char *p)
-{
-	const unsigned char *q;
-
-	p++;
-	if (*p == '!' || *p == '^')
-		p++;
-	if (*p == ']')
-		p++;
-	for (; *p != '\0'; p++) {
-		if (*p == '\\') {
-			if (*++p == '\0')
-				return NULL;
-		} else if ((q = posix_class(p)) != NULL)
-			p = q + 1;
-		else if (*p == ']')
-			return p;
-	}
-	return NULL;
-}
-
-static int
-posix_is(const unsigned char *name, size_t len, uint32_t c)
-{
-	static const struct {
-		const char *name;
-		int (*is)(int);
-	} tab[] = {
-		{ "alnum", isalnum }, { "alpha", isalpha },
-		{ "blank", isblank }, { "cntrl", iscntrl },
-		{ "digit", isdigit }, { "graph", isgraph },
-		{ "lower", islower }, { "print", isprint },
-		{ "punct", ispunct }, { "space", isspace },
-		{ "upper", isupper }, { "xdigit", isxdigit },
-	};
-	size_t i;
-
-	if (c > 0x7f)
-		return 0;
-	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
-		if (strlen(tab[i].name) == len &&
-		    memcmp(tab[i].name, name, len) == 0)
-			return tab[i].is((int)c) != 0;
-	return 0;
-}
-
-/* One member character at *pp, escapes undone; advances *pp. */
-static uint32_t
-member(const unsigned char **pp)
-{
-	uint32_t c;
-
-	if (**pp == '\\')
-		(*pp)++;
-	*pp += decode(*pp, &c);
-	return c;
-}
-
-/*
- * Does c belong to the class from p (after '[') to end (its ']')?  With
- * fold, a letter does when either case of it is a member, so that the
- * negated "[!a-c]" leaves out 'B' as well as 'b'.
- */
-static int
-class_match(const unsigned char *p, const unsigned char *end, uint32_t c,
-    int fold)
-{
-	uint32_t lo, hi, lc = fold ? lower(c) : c, uc = fold ? upper(c) : c;
-	const unsigned char *q;
-	int neg = 0, in = 0;
-
-	if (*p == '!' || *p == '^') {
-		neg = 1;
-		p++;
-	}
-	while (p < end) {
-		if ((q = posix_class(p)) != NULL) {
-			in |= posix_is(p + 2, (size_t)(q - p - 2), lc) ||
-			    posix_is(p + 2, (size_t)(q - p - 2), uc);
-			p = q + 2;
-			continue;
-		}
-		lo = member(&p);
-		if (p[0] == '-' && p + 1 < end) {
-			p++;
-			hi = member(&p);
-			in |= (lo <= lc && lc <= hi) || (lo <= uc && uc <= hi);
-		} else
-			in |= lc == lo || uc == lo;
-	}
-	return in != neg;
-}
-
-static int wild(const unsigned char *, const unsigned char *,
-    const unsigned char *, int);
-
-/*
- * The rest of a match from the '*' at p: a run of them is one star, or
- * "**" when it stands alone as a component and may cross '/'.
- */
-static int
-wild_star(const unsigned char *p, const unsigned char *t,
-    const unsigned char *start, int fold)
-{
-	const unsigned char *star = p;
-	uint32_t c;
-	int r, starstar;
-
-	while (p[1] == '*')
-		p++;
-	starstar = p > star && (star == start || star[-1] == '/') &&
-	    (p[1] == '\0' || p[1] == '/');
-	p++;
-	/* "a/" "**" "/b" matches "a/b": the "**" and one '/' go. */
-	if (starstar && *p == '/' && wild(p + 1, t, start, fold) == WM_MATCH)
-		return WM_MATCH;
-	if (*p == '\0') {
-		if (starstar || strchr((const char *)t, '/') == NULL)
-			return WM_MATCH;
-		return WM_ABORT_STARSTAR;
-	}
-	for (;;) {
-		r = wild(p, t, start, fold);
-		if (r != WM_NOMATCH) {
-			if (!starstar || r != WM_ABORT_STARSTAR)
-				return r;
-		} else if (!starstar && *t == '/')
-			return WM_ABORT_STARSTAR;
-		if (*t == '\0')
-			return WM_ABORT_ALL;
-		t += decode(t, &c);
-	}
-}
-
-/* With fold, ASCII letters match in either case. */
-static int
-wild(const unsigned char *p, const unsigned char *t,
-    const unsigned char *start, int fold)
-{
-	const unsigned char *end;
-	uint32_t c;
-
-	for (; *p != '\0'; p++) {
-		if (*p == '*')
-			return wild_star(p, t, start, fold);
-		if (*t == '\0')
-			return WM_ABORT_ALL;
-		switch (*p) {
-		case '\\':
-			if (p[1] != '\0')
-				p++;
-			if (!same(*t++, *p, fold))
-				return WM_NOMATCH;
-			break;
-		case '?':
-			if (*t == '/')
-				return WM_NOMATCH;
-			t += decode(t, &c);
-			break;
-		case '[':
-			if ((end = class_end(p)) == NULL) {
-				if (*t++ != '[')
-					return WM_NOMATCH;
-				break;
-			}
-			if (*t == '/')
-				return WM_NOMATCH;
-			t += decode(t, &c);
-			if (!class_match(p + 1, end, c, fold))
-				return WM_NOMATCH;
-			p = end;
-			break;
-		default:
-			if (!same(*t++, *p, fold))
-				return WM_NOMATCH;
-			break;
-		}
-	}
-	return *t == '\0' ? WM_MATCH : WM_NOMATCH;
-}
 
 int
 pathmatch(const char *pat, const char *path)
 {
-	return wild(U(pat), U(path), U(pat), 0) == WM_MATCH;
+	struct wildmatch wm;
+	int m;
+
+	wildmatch_compile(&wm, pat);
+	m = wildmatch_run(&wm, path, 0);
+	wildmatch_release(&wm);
+	return m;
 }
 
 /* Does rule r match path (its last component being the name)? */
@@ -293,8 +44,7 @@ rule_match(const struct pathmatch_rule *r, const char *path, int is_dir)
 		return 0;
 	if (!(r->flags & RULE_PATH) && (name = strrchr(path, '/')) != NULL)
 		path = name + 1;
-	return wild(U(r->pat), U(path), U(r->pat),
-	    (r->flags & RULE_FOLD) != 0) == WM_MATCH;
+	return wildmatch_run(&r->wm, path, (r->flags & RULE_FOLD) != 0);
 }
 
 /*
@@ -327,6 +77,7 @@ rule_add(struct pathmatch_rule **v, size_t *len, size_t *cap, const char *p,
 	r = &(*v)[(*len)++];
 	r->pat = xstrndup(p, n);
 	r->flags = flags;
+	wildmatch_compile(&r->wm, r->pat);
 }
 
 static void
@@ -334,8 +85,10 @@ rules_free(struct pathmatch_rule *v, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(v[i].pat);
+		wildmatch_release(&v[i].wm);
+	}
 	free(v);
 }
 
@@ -346,7 +99,7 @@ rules_free(struct pathmatch_rule *v, size_t n)
 static size_t
 brace_end(const char *p, size_t i)
 {
-	const unsigned char *e;
+	const char *e;
 	int depth = 0;
 
 	for (; p[i] != '\0'; i++) {
@@ -354,8 +107,8 @@ brace_end(const char *p, size_t i)
 			if (p[++i] == '\0')
 				return 0;
 		} else if (p[i] == '[' &&
-		    (e = class_end(U(p + i))) != NULL)
-			i = (size_t)((const char *)e - p);
+		    (e = wildmatch_class_end(p + i)) != NULL)
+			i = (size_t)(e - p);
 		else if (p[i] == '{')
 			depth++;
 		else if (p[i] == '}' && --depth == 0)
@@ -375,7 +128,7 @@ expand(struct pathmatch_glob *g, const char *pat, unsigned flags,
     size_t *work, struct pi_error *e)
 {
 	struct buf b;
-	const unsigned char *q;
+	const char *q;
 	size_t i, j, k, end = 0;
 	int depth, rc = 0;
 
@@ -386,8 +139,9 @@ expand(struct pathmatch_glob *g, const char *pat, unsigned flags,
 		if (pat[i] == '\\') {
 			if (pat[i + 1] != '\0')
 				i++;
-		} else if (pat[i] == '[' && (q = class_end(U(pat + i))) != NULL)
-			i = (size_t)((const char *)q - pat);
+		} else if (pat[i] == '[' &&
+		    (q = wildmatch_class_end(pat + i)) != NULL)
+			i = (size_t)(q - pat);
 		else if (pat[i] == '{' && (end = brace_end(pat, i)) != 0)
 			break;
 	}
@@ -413,8 +167,9 @@ expand(struct pathmatch_glob *g, const char *pat, unsigned flags,
 			j++;
 			continue;
 		}
-		if (pat[j] == '[' && (q = class_end(U(pat + j))) != NULL) {
-			j = (size_t)((const char *)q - pat);
+		if (pat[j] == '[' &&
+		    (q = wildmatch_class_end(pat + j)) != NULL) {
+			j = (size_t)(q - pat);
 			continue;
 		}
 		if (pat[j] == '{')

@@ -56,8 +56,9 @@
  * fails except pathmatch_glob_init, on a glob longer than
  * PATHMATCH_MAX_GLOB, with more than PATHMATCH_MAX_ALT alternatives, or
  * with groups that cost too much to expand: it fills e (code
- * "bad_pattern") and returns -1, leaving g empty.  Matching backtracks
- * as git's does, pruned so that "*a*a*a*b" and the like stay polynomial.
+ * "bad_pattern") and returns -1, leaving g empty.  Each pattern is
+ * compiled once (wildmatch.h) and matched in time proportional to the
+ * path's length times its own, however many stars it has.
  */
 #ifndef PI_PATHMATCH_H
 #define PI_PATHMATCH_H

@@ -1,8 +1,11 @@
 /* pathmatch: globs, {a,b} alternatives and .gitignore rules. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
+#include "core/buf.h"
 #include "core/util.h"
 #include "tool/pathmatch.h"
 
@@ -191,6 +194,48 @@ wildmatch_cases(void)
 	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 0);
 	m("**/**/**/**/**/**/**/**/**/**/**/**/x",
 	    "a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/y", 0);
+}
+
+/* times copies of unit, then tail, in b. */
+static const char *
+repeat(struct buf *b, const char *unit, int times, const char *tail)
+{
+	buf_reset(b);
+	while (times-- > 0)
+		(void)buf_adds(b, unit);
+	(void)buf_adds(b, tail);
+	return b->data;
+}
+
+/*
+ * The cost of a match grows with the pattern times the path, not with
+ * 2 to the number of "**": backtracking took 9.5 s for 7 of them on a
+ * deep path, and 40 would take years.  SIGALRM ends the test if not.
+ */
+static void
+cost_cases(void)
+{
+	struct pathmatch_glob gl;
+	struct pi_error e;
+	struct buf p, t;
+
+	buf_init(&p, 1u << 20);
+	buf_init(&t, 1u << 20);
+	alarm(60);
+	m(repeat(&p, "**/", 40, "x"), repeat(&t, "a/", 1000, "y"), 0);
+	m(repeat(&p, "**/a/", 40, "y"), repeat(&t, "a/", 1000, "y"), 1);
+	m(repeat(&p, "**/a/", 40, "z"), repeat(&t, "a/", 1000, "y"), 0);
+	m(repeat(&p, "**/*a*/", 40, "b"), repeat(&t, "ab/", 600, "a"), 0);
+	m(repeat(&p, "*a", 300, "b"), repeat(&t, "a", 3000, ""), 0);
+	/* The find tool's way in: a glob of icase alternatives. */
+	ok(pathmatch_glob_init(&gl, repeat(&p, "**/{a,b}/", 7, "q"),
+	    PATHMATCH_ICASE, &e) == 0, "a glob of 7 groups and 7 \"**\"");
+	ok(!pathmatch_glob_match(&gl, repeat(&t, "A/b/", 500, "r"), 0),
+	    "... does not match a deep path, at once");
+	pathmatch_glob_release(&gl);
+	alarm(0);
+	buf_release(&p);
+	buf_release(&t);
 }
 
 static void
@@ -419,6 +464,7 @@ int
 main(void)
 {
 	wildmatch_cases();
+	cost_cases();
 	glob_cases();
 	ignore_cases();
 	return done_testing();
