@@ -37,18 +37,60 @@ config_dir(void)
 	return xasprintf("%s/.config/pi", (s = getenv("HOME")) ? s : ".");
 }
 
-static int
-read_text(const char *path, struct buf *b, struct pi_error *e)
+static const char *
+file_kind(mode_t m)
 {
-	if (buf_read_file(b, path) == 0)
-		return 0;
-	if (errno == ENOENT)
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device";
+	return "not a regular file";
+}
+
+/*
+ * A config file's text in b: 0, 1 when there is none, or -1 with e
+ * filled.  It is opened without blocking and must be a regular file: a
+ * FIFO would hang pi-llm until someone wrote to it, a device feed it
+ * forever, a directory fail with a puzzling "Is a directory".  A secret
+ * file (auth.json) others may read is refused, as its fstat says, so
+ * what is checked is what is read.
+ */
+static int
+read_text(const char *path, struct buf *b, int secret, struct pi_error *e)
+{
+	struct stat st;
+	int fd, rc, saved;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd == -1 && errno == ENOENT)
 		return 1;
-	if (errno == EFBIG)
+	if (fd == -1)
 		return pi_err(e, PI_EXIT_CONFIG, "bad_config",
-		    "'%s' is larger than %u bytes", path, CONFIG_MAX_FILE);
-	return pi_err(e, PI_EXIT_CONFIG, "bad_config", "cannot read '%s': %s",
-	    path, strerror(errno));
+		    "cannot read '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) == -1)
+		rc = pi_err(e, PI_EXIT_CONFIG, "bad_config",
+		    "cannot read '%s': %s", path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		rc = pi_err(e, PI_EXIT_CONFIG, "bad_config", "'%s' is %s; "
+		    "pi-llm reads its configuration only from regular files",
+		    path, file_kind(st.st_mode));
+	else if (secret && (st.st_mode & 077))
+		rc = pi_err(e, PI_EXIT_CONFIG, "bad_config", "'%s' may be "
+		    "read by others (mode %03o): run chmod 600 on it", path,
+		    (unsigned)(st.st_mode & 0777));
+	else if ((rc = buf_read_fd(b, fd)) == -1) {
+		saved = errno;
+		rc = saved == EFBIG ? pi_err(e, PI_EXIT_CONFIG, "bad_config",
+		    "'%s' is larger than %u bytes", path, CONFIG_MAX_FILE) :
+		    pi_err(e, PI_EXIT_CONFIG, "bad_config",
+		    "cannot read '%s': %s", path, strerror(saved));
+	}
+	close(fd);
+	return rc;
 }
 
 static size_t
@@ -86,15 +128,15 @@ field_line(const char *text, const char *provider, const char *model,
 
 /* A JSON file, or NULL in *out when it does not exist. */
 static int
-read_json(const char *path, struct json_object **out, struct buf *text,
-    struct pi_error *e)
+read_json(const char *path, int secret, struct json_object **out,
+    struct buf *text, struct pi_error *e)
 {
 	struct pi_error why;
 	size_t where = 0;
 	int rc;
 
 	*out = NULL;
-	if ((rc = read_text(path, text, e)) != 0)
+	if ((rc = read_text(path, text, secret, e)) != 0)
 		return rc == 1 ? 0 : -1;
 	if ((*out = jsonx_parse_at(text->data, text->len, &where, &why)) ==
 	    NULL)
@@ -317,7 +359,7 @@ load_models(struct config *cfg, struct catalog *cat, struct pi_error *e)
 	int rc = 0;
 
 	buf_init(&text, CONFIG_MAX_FILE);
-	if (read_json(cfg->models_path, &cfg->models, &text, e) == -1) {
+	if (read_json(cfg->models_path, 0, &cfg->models, &text, e) == -1) {
 		buf_release(&text);
 		return -1;
 	}
@@ -349,18 +391,11 @@ out:
 static int
 load_auth(struct config *cfg, struct pi_error *e)
 {
-	struct stat st;
 	struct buf text;
 	int rc;
 
-	if (stat(cfg->auth_path, &st) == -1)
-		return 0;
-	if (st.st_mode & 077)
-		return pi_err(e, PI_EXIT_CONFIG, "bad_config", "'%s' may be "
-		    "read by others (mode %03o): run chmod 600 on it",
-		    cfg->auth_path, (unsigned)(st.st_mode & 0777));
 	buf_init(&text, CONFIG_MAX_FILE);
-	rc = read_json(cfg->auth_path, &cfg->auth, &text, e);
+	rc = read_json(cfg->auth_path, 1, &cfg->auth, &text, e);
 	buf_release(&text);
 	return rc;
 }
