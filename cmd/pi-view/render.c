@@ -2,6 +2,7 @@
 #include "render.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -405,6 +406,37 @@ tool_end(struct render *r, struct json_object *o)
 	}
 }
 
+/*
+ * The exit status in o's key, when it is a whole number from lo to 255;
+ * else bad, or absent when there is no such key.  A status from
+ * outside must not wrap: exit(256) is a success.
+ */
+static int
+exit_status(struct json_object *o, const char *key, int lo, int absent,
+    int bad)
+{
+	struct json_object *v = jsonx_get(o, key);
+	double d;
+
+	if (v == NULL)
+		return absent;
+	if (!jsonx_is(v, json_type_int) && !jsonx_is(v, json_type_double))
+		return bad;
+	d = json_object_get_double(v);
+	return d >= lo && d <= 255 && d == (int)d ? (int)d : bad;
+}
+
+/* a + b, held at the ends of long long rather than overflowing. */
+static long long
+sat_add(long long a, long long b)
+{
+	if (b > 0 && a > LLONG_MAX - b)
+		return LLONG_MAX;
+	if (b < 0 && a < LLONG_MIN - b)
+		return LLONG_MIN;
+	return a + b;
+}
+
 /* The exit status an error stands for: its exitCode, else its code's. */
 static int
 status_of(struct json_object *o)
@@ -421,9 +453,10 @@ status_of(struct json_object *o)
 	};
 	const char *code = jsonx_str(o, "code");
 	size_t i;
+	int st = exit_status(o, "exitCode", 1, -1, -1);
 
-	if (jsonx_is(jsonx_get(o, "exitCode"), json_type_int))
-		return (int)jsonx_int(o, "exitCode", PI_EXIT_FAIL);
+	if (st != -1)
+		return st;
 	for (i = 0; code != NULL && i < sizeof(map) / sizeof(map[0]); i++)
 		if (strcmp(code, map[i].code) == 0)
 			return map[i].status;
@@ -503,6 +536,23 @@ assistant_text(struct render *r, const char *s)
 	texts(r, s);
 }
 
+/*
+ * The text of a content or of a block: a string as it is; anything
+ * else that is not a list, a block or null (true, 5, {...} where a
+ * string belongs) as its JSON, so that a malformed message is seen,
+ * never dropped and never a crash.  NULL when there is nothing to show.
+ */
+static const char *
+as_text(struct json_object *v)
+{
+	if (v == NULL || jsonx_is(v, json_type_array) ||
+	    jsonx_is(v, json_type_object))
+		return NULL;
+	if (jsonx_is(v, json_type_string))
+		return json_object_get_string(v);
+	return jsonx_string(v, NULL);
+}
+
 /* The text of a content: a string, or its text blocks. */
 static void
 content_lines(struct render *r, struct json_object *c, const char *prefix,
@@ -510,15 +560,19 @@ content_lines(struct render *r, struct json_object *c, const char *prefix,
 {
 	size_t i;
 	struct json_object *b;
+	const char *s;
 
-	if (jsonx_is(c, json_type_string)) {
-		prefixed(r, prefix, color, json_object_get_string(c));
+	if (!jsonx_is(c, json_type_array)) {
+		if ((s = as_text(c)) != NULL ||
+		    (c != NULL && (s = jsonx_string(c, NULL)) != NULL))
+			prefixed(r, prefix, color, s);
 		return;
 	}
-	for (i = 0; c != NULL && i < json_object_array_length(c); i++) {
+	for (i = 0; i < json_object_array_length(c); i++) {
 		b = json_object_array_get_idx(c, i);
-		if (jsonx_str(b, "text") != NULL)
-			prefixed(r, prefix, color, jsonx_str(b, "text"));
+		if ((s = as_text(jsonx_get(b, "text"))) != NULL ||
+		    (s = as_text(b)) != NULL)
+			prefixed(r, prefix, color, s);
 		else if (jsonx_str(b, "type") &&
 		    strcmp(jsonx_str(b, "type"), "image") == 0)
 			prefixed(r, prefix, color, "[image]");
@@ -576,11 +630,15 @@ message(struct render *r, struct json_object *m)
 		return;
 	}
 	if (strcmp(role, "toolResult") == 0) {
+		if ((s = as_text(c)) != NULL)
+			cut_output(r, s);
 		for (i = 0; jsonx_is(c, json_type_array) &&
-		    i < json_object_array_length(c); i++)
-			if ((s = jsonx_str(json_object_array_get_idx(c, i),
-			    "text")) != NULL)
+		    i < json_object_array_length(c); i++) {
+			b = json_object_array_get_idx(c, i);
+			if ((s = as_text(jsonx_get(b, "text"))) != NULL ||
+			    (s = as_text(b)) != NULL)
 				cut_output(r, s);
+		}
 		outcome(r, !jsonx_bool(m, "isError", 0),
 		    jsonx_str(m, "toolName") ? jsonx_str(m, "toolName") :
 		    "tool", NULL, NULL);
@@ -588,19 +646,22 @@ message(struct render *r, struct json_object *m)
 	}
 	if (strcmp(role, "assistant") != 0)
 		return;
-	if (jsonx_is(c, json_type_string)) {
-		assistant_text(r, json_object_get_string(c));
+	if (!jsonx_is(c, json_type_array)) {
+		assistant_text(r, as_text(c) ? as_text(c) : c != NULL ?
+		    jsonx_string(c, NULL) : NULL);
 		nl(r);
 		return;
 	}
-	for (i = 0; c != NULL && i < json_object_array_length(c); i++) {
+	for (i = 0; i < json_object_array_length(c); i++) {
 		b = json_object_array_get_idx(c, i);
-		if ((type = jsonx_str(b, "type")) == NULL)
+		if ((type = jsonx_str(b, "type")) == NULL) {
+			assistant_text(r, as_text(b));
 			continue;
+		}
 		if (strcmp(type, "text") == 0)
-			assistant_text(r, jsonx_str(b, "text"));
+			assistant_text(r, as_text(jsonx_get(b, "text")));
 		else if (strcmp(type, "thinking") == 0)
-			thinking(r, jsonx_str(b, "thinking"));
+			thinking(r, as_text(jsonx_get(b, "thinking")));
 		else if (strcmp(type, "toolCall") == 0) {
 			s = jsonx_str(b, "name") ? jsonx_str(b, "name") : "?";
 			short_args(args, sizeof(args), s,
@@ -621,9 +682,10 @@ account(struct render *r, struct json_object *o)
 	long long total = jsonx_int(u, "totalTokens", 0);
 
 	if (total == 0)
-		total = jsonx_int(u, "input", 0) + jsonx_int(u, "output", 0) +
-		    jsonx_int(u, "cacheRead", 0) + jsonx_int(u, "cacheWrite", 0);
-	r->tokens += total;
+		total = sat_add(sat_add(jsonx_int(u, "input", 0),
+		    jsonx_int(u, "output", 0)), sat_add(jsonx_int(u,
+		    "cacheRead", 0), jsonx_int(u, "cacheWrite", 0)));
+	r->tokens = sat_add(r->tokens, total);
 	r->cost += jsonx_num(jsonx_obj(u, "cost"), "total", 0);
 }
 
@@ -755,8 +817,9 @@ agent_end(struct render *r, struct json_object *o)
 	struct json_object *err = jsonx_obj(o, "error");
 	const char *reason = jsonx_str(o, "terminationReason");
 
-	r->status = (int)jsonx_int(o, "exitCode", reason &&
-	    strcmp(reason, "no_tool_calls") == 0 ? 0 : PI_EXIT_FAIL);
+	r->status = exit_status(o, "exitCode", 0, reason &&
+	    strcmp(reason, "no_tool_calls") == 0 ? 0 : PI_EXIT_FAIL,
+	    PI_EXIT_FAIL);
 	if (err != NULL && r->status != 0 && jsonx_str(err, "message"))
 		error_line(r, "", jsonx_str(err, "message"));
 	summary(r, (long)jsonx_int(o, "totalTurns", 0),

@@ -130,12 +130,21 @@ int64_t
 jsonx_int(struct json_object *o, const char *key, int64_t def)
 {
 	struct json_object *v = jsonx_get(o, key);
+	double d;
 
 	if (jsonx_is(v, json_type_int))
 		return json_object_get_int64(v);
-	if (jsonx_is(v, json_type_double))
-		return (int64_t)json_object_get_double(v);
-	return def;
+	if (!jsonx_is(v, json_type_double))
+		return def;
+	/* A double out of range (1e300, inf, NaN) made int64_t is UB. */
+	d = json_object_get_double(v);
+	if (d != d)
+		return def;
+	if (d >= 9223372036854775808.0)
+		return INT64_MAX;
+	if (d < -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)d;
 }
 
 double

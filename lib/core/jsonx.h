@@ -3,7 +3,8 @@
  *
  * Getters take a possibly NULL object and return NULL (or the default)
  * when the key is missing or has another type, so a provider can walk a
- * chunk without checking each step.  Returned strings and objects are
+ * chunk without checking each step; jsonx_int holds a number beyond
+ * int64_t at its ends, and gives the default for NaN.  Returned strings and objects are
  * borrowed from the parent.  jsonx_parse copies invalid UTF-8 out of the
  * way (U+FFFD) and rejects trailing garbage; its result is the caller's
  * to json_object_put.
