@@ -374,14 +374,13 @@ tool_arg_path(struct json_object *in, const char *key, const char *def,
 		    "path has fewer than %d.", key, n, PATH_MAX);
 		return NULL;
 	}
-	for (p = s; *p != '\0'; p += name + (p[name] == '/')) {
+	for (p = s; *p != '\0'; p += name + (p[name] == '/'))
 		if ((name = strcspn(p, "/")) > NAME_MAX) {
-			tool_fail(r, "invalid_arguments", "%s has a name of %zu "
-			    "bytes; a name has at most %d.", key, name,
+			tool_fail(r, "invalid_arguments", "%s has a name of "
+			    "%zu bytes; a name has at most %d.", key, name,
 			    NAME_MAX);
 			return NULL;
 		}
-	}
 	return tool_path(s);
 }
 
