@@ -343,7 +343,7 @@ tool_arg_path(struct json_object *in, const char *key, const char *def,
 {
 	struct json_object *v = jsonx_get(in, key);
 	const char *s, *p, *nul;
-	size_t n, name;
+	size_t n, name = 0;
 
 	if (v == NULL && def != NULL)
 		return tool_path(def);
