@@ -61,6 +61,7 @@ LOOPOBJ = cmd/pi-loop/pi-loop.o cmd/pi-loop/stage.o cmd/pi-loop/turn.o \
 	cmd/pi-loop/prompt.o
 SESSOBJ = cmd/pi-sess/pi-sess.o cmd/pi-sess/read.o cmd/pi-sess/write.o \
 	cmd/pi-sess/append.o cmd/pi-sess/port.o
+LLMPROGOBJ = cmd/pi-llm/pi-llm.o
 TOOLPROGOBJ = cmd/pi-tool/pi-tool.o cmd/pi-tool/toolrun.o
 VIEWOBJ = cmd/pi-view/pi-view.o cmd/pi-view/render.o
 UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \
@@ -108,7 +109,8 @@ $(LIBSTORE): $(STOREOBJ)
 	rm -f $@
 	ar rcs $@ $(STOREOBJ)
 
-cmd/pi.o cmd/pi-llm.o: $(HDR)
+cmd/pi.o: $(HDR)
+$(LLMPROGOBJ): $(HDR)
 $(SESSOBJ): $(HDR) cmd/pi-sess/sess.h
 $(LOOPOBJ): $(HDR) cmd/pi-loop/loop.h
 $(TOOLPROGOBJ): $(HDR) cmd/pi-tool/toolrun.h
@@ -122,8 +124,8 @@ bin/pi-view: $(VIEWOBJ) $(LIBCORE)
 
 # pi-llm loads libcurl when a call goes out (lib/llm/curlfn.h), so a run
 # of the faux provider or a replay starts without it.
-bin/pi-llm: cmd/pi-llm.o $(LIBLLM) $(LIBCORE)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ cmd/pi-llm.o $(LIBLLM) $(LIBCORE) \
+bin/pi-llm: $(LLMPROGOBJ) $(LIBLLM) $(LIBCORE)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(LLMPROGOBJ) $(LIBLLM) $(LIBCORE) \
 		-ljson-c
 
 bin/pi-loop: $(LOOPOBJ) $(LIBCORE)
