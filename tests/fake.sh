@@ -3,12 +3,13 @@
 # stderr is kept aside and shown as "# " lines when it stops, so that a
 # check that started it does not capture it.
 
-# fake_start PLAN: the port arrives through a fifo, so nothing sleeps;
-# if the server dies first, read sees EOF and fake_start fails.
+# fake_start [OPTION...] PLAN: the port arrives through a fifo, so
+# nothing sleeps; if the server dies first, read sees EOF and fake_start
+# fails.
 fake_start() {
 	fake_stop
 	rm -rf "$TMP/req" "$TMP/.fifo" && mkfifo "$TMP/.fifo" || return 1
-	"$ROOT/tests/helper/fake-llm" -d "$TMP/req" "$1" \
+	"$ROOT/tests/helper/fake-llm" -d "$TMP/req" "$@" \
 		>"$TMP/.fifo" 2>"$TMP/.fake-err" &
 	FAKE_PID=$!
 	FAKE_PORT=
@@ -27,5 +28,7 @@ fake_stop() {
 }
 
 fake_requests() { cat "$TMP/req/count" 2>/dev/null || echo 0; }
+# fake_count connections|handshakes|resumed
+fake_count() { cat "$TMP/req/$1" 2>/dev/null || echo 0; }
 
 fake_req() { echo "$TMP/req/req-$1.json"; }
