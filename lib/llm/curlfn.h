@@ -26,6 +26,7 @@ struct curlfn {
 	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
 	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
 	void (*easy_cleanup)(CURL *);
+	void (*easy_reset)(CURL *);
 	const char *(*easy_strerror)(CURLcode);
 	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
 	void (*slist_free_all)(struct curl_slist *);
@@ -38,6 +39,7 @@ struct curlfn {
 	    int, int *);
 	CURLMcode (*multi_cleanup)(CURLM *);
 	time_t (*getdate)(const char *, const time_t *);
+	curl_version_info_data *(*version_info)(CURLversion);
 };
 
 extern struct curlfn curlfn;

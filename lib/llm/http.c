@@ -20,6 +20,7 @@ struct xfer {
 	long long last_byte_ms;
 	int status_known;
 	int stopped;
+	int dir_only;		/* this try left the CA bundle out */
 };
 
 void
@@ -156,61 +157,151 @@ make_headers(const char *const *h)
 	return curlfn.slist_append(list, "Expect:");
 }
 
-static int
-network(struct http_result *res, CURLcode rc)
+void
+http_client_init(struct http_client *c)
 {
-	res->outcome = HTTP_NETWORK;
-	copy_value(res->detail, sizeof(res->detail), curlfn.easy_strerror(rc),
-	    strlen(curlfn.easy_strerror(rc)));
-	return -1;
+	memset(c, 0, sizeof(*c));
 }
 
-int
-http_post(const struct http_request *req, struct http_result *res)
+void
+http_client_release(struct http_client *c)
 {
-	struct xfer x;
-	struct curl_slist *headers;
-	CURLM *multi;
+	if (c->easy != NULL)
+		curlfn.easy_cleanup(c->easy);
+	if (c->multi != NULL)
+		curlfn.multi_cleanup(c->multi);
+	memset(c, 0, sizeof(*c));
+}
+
+static const char *
+env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
+/*
+ * Whether the CA directory alone may stand for libcurl's built-in trust:
+ * an OpenSSL backend (which looks certificates up in a hashed directory
+ * one by one) and a built-in bundle and directory both.
+ */
+static int
+dir_will_do(CURL *h)
+{
+	static const char *const openssl[] = {
+		"OpenSSL/", "LibreSSL/", "BoringSSL", "quictls/",
+	};
+	const curl_version_info_data *v = curlfn.version_info(CURLVERSION_NOW);
+	char *file = NULL, *dir = NULL;
+	size_t i;
+
+	if (v == NULL || v->ssl_version == NULL)
+		return 0;
+	for (i = 0; i < sizeof(openssl) / sizeof(openssl[0]); i++)
+		if (strncmp(v->ssl_version, openssl[i], strlen(openssl[i])) == 0)
+			break;
+	if (i == sizeof(openssl) / sizeof(openssl[0]))
+		return 0;
+	/* CURLINFO_CAINFO and _CAPATH are libcurl 7.84's: older say no. */
+	if (curlfn.easy_getinfo(h, CURLINFO_CAINFO, &file) != CURLE_OK ||
+	    curlfn.easy_getinfo(h, CURLINFO_CAPATH, &dir) != CURLE_OK)
+		return 0;
+	return file != NULL && dir != NULL;
+}
+
+/* See http.h; 1 when the built-in bundle was left out. */
+static int
+tls_trust(struct http_client *c, CURL *h)
+{
+	const char *file = env("CURL_CA_BUNDLE"), *dir = NULL;
+
+	if (file == NULL) {
+		file = env("SSL_CERT_FILE");
+		dir = env("SSL_CERT_DIR");
+	}
+	if (file != NULL)
+		curlfn.easy_setopt(h, CURLOPT_CAINFO, file);
+	if (dir != NULL)
+		curlfn.easy_setopt(h, CURLOPT_CAPATH, dir);
+	if (file != NULL || dir != NULL)
+		return 0;
+	if (!c->checked) {
+		c->dir_only = dir_will_do(h);
+		c->checked = 1;
+	}
+	if (c->dir_only)
+		curlfn.easy_setopt(h, CURLOPT_CAINFO, (char *)NULL);
+	return c->dir_only;
+}
+
+/* The certificate or the trust store is wrong: no retry mends that. */
+static int
+tls_failed(CURLcode rc)
+{
+	return rc == CURLE_PEER_FAILED_VERIFICATION ||
+	    rc == CURLE_SSL_CACERT_BADFILE || rc == CURLE_SSL_CERTPROBLEM ||
+	    rc == CURLE_SSL_ISSUER_ERROR || rc == CURLE_SSL_CRL_BADFILE ||
+	    rc == CURLE_SSL_PINNEDPUBKEYNOTMATCH;
+}
+
+/* scheme://[user@]host[:port]/... */
+void
+http_url_host(char *dst, size_t size, const char *url)
+{
+	const char *p = strstr(url, "://"), *end, *at;
+
+	p = p != NULL ? p + 3 : url;
+	end = p + strcspn(p, "/?#");
+	if ((at = memchr(p, '@', (size_t)(end - p))) != NULL)
+		p = at + 1;
+	copy_value(dst, size, p, (size_t)(end - p));
+}
+
+static void
+setup(struct http_client *c, struct xfer *x, struct curl_slist *headers,
+    char *errbuf)
+{
+	const struct http_request *req = x->req;
+	CURL *h = x->curl;
+
+	curlfn.easy_reset(h);
+	curlfn.easy_setopt(h, CURLOPT_URL, req->url);
+	curlfn.easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+	curlfn.easy_setopt(h, CURLOPT_POST, 1L);
+	curlfn.easy_setopt(h, CURLOPT_POSTFIELDS, req->body);
+	curlfn.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE,
+	    (curl_off_t)req->body_len);
+	curlfn.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curlfn.easy_setopt(h, CURLOPT_WRITEDATA, x);
+	curlfn.easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+	curlfn.easy_setopt(h, CURLOPT_HEADERDATA, x);
+	curlfn.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curlfn.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curlfn.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+	    req->connect_timeout_ms);
+	curlfn.easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
+	curlfn.easy_setopt(h, CURLOPT_USERAGENT, "pi/" PI_VERSION);
+	curlfn.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	x->dir_only = tls_trust(c, h);
+}
+
+/* Drive one transfer to its end; its CURLcode, or -1 with outcome set. */
+static int
+transfer(CURLM *multi, struct xfer *x)
+{
+	const struct http_request *req = x->req;
 	CURLMsg *msg;
 	CURLcode rc = CURLE_OK;
-	int running = 1, left, done = 0, ret = -1;
+	int running = 1, left, done = 0;
 	long long wait;
 
-	memset(&x, 0, sizeof(x));
-	x.req = req;
-	x.res = res;
-	if ((headers = make_headers(req->headers)) == NULL ||
-	    (x.curl = curlfn.easy_init()) == NULL ||
-	    (multi = curlfn.multi_init()) == NULL) {
-		curlfn.easy_cleanup(x.curl);
-		curlfn.slist_free_all(headers);
-		res->outcome = HTTP_NETWORK;
-		copy_value(res->detail, sizeof(res->detail), "curl init", 9);
-		return -1;
-	}
-	curlfn.easy_setopt(x.curl, CURLOPT_URL, req->url);
-	curlfn.easy_setopt(x.curl, CURLOPT_HTTPHEADER, headers);
-	curlfn.easy_setopt(x.curl, CURLOPT_POST, 1L);
-	curlfn.easy_setopt(x.curl, CURLOPT_POSTFIELDS, req->body);
-	curlfn.easy_setopt(x.curl, CURLOPT_POSTFIELDSIZE_LARGE,
-	    (curl_off_t)req->body_len);
-	curlfn.easy_setopt(x.curl, CURLOPT_WRITEFUNCTION, on_body);
-	curlfn.easy_setopt(x.curl, CURLOPT_WRITEDATA, &x);
-	curlfn.easy_setopt(x.curl, CURLOPT_HEADERFUNCTION, on_header);
-	curlfn.easy_setopt(x.curl, CURLOPT_HEADERDATA, &x);
-	curlfn.easy_setopt(x.curl, CURLOPT_NOSIGNAL, 1L);
-	curlfn.easy_setopt(x.curl, CURLOPT_CONNECTTIMEOUT_MS,
-	    req->connect_timeout_ms);
-	curlfn.easy_setopt(x.curl, CURLOPT_TCP_NODELAY, 1L);
-	curlfn.easy_setopt(x.curl, CURLOPT_USERAGENT, "pi/" PI_VERSION);
-	curlfn.easy_setopt(x.curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	curlfn.multi_add_handle(multi, x.curl);
-
-	x.last_byte_ms = pi_mono_ms();
+	curlfn.multi_add_handle(multi, x->curl);
+	x->last_byte_ms = pi_mono_ms();
 	while (!done) {
 		if (req->abort != NULL && *req->abort) {
-			res->outcome = HTTP_ABORTED;
-			goto out;
+			x->res->outcome = HTTP_ABORTED;
+			return -1;
 		}
 		if (curlfn.multi_perform(multi, &running) != CURLM_OK)
 			break;
@@ -223,23 +314,67 @@ http_post(const struct http_request *req, struct http_result *res)
 			break;
 		if (req->abort != NULL && *req->abort)
 			continue;
-		wait = x.last_byte_ms + req->idle_ms - pi_mono_ms();
+		wait = x->last_byte_ms + req->idle_ms - pi_mono_ms();
 		if (req->idle_ms > 0 && wait <= 0) {
-			res->outcome = HTTP_IDLE;
-			goto out;
+			x->res->outcome = HTTP_IDLE;
+			return -1;
 		}
 		if (req->idle_ms <= 0 || wait > 50)
 			wait = 50;
 		curlfn.multi_poll(multi, NULL, 0, (int)wait, NULL);
 	}
+	return (int)rc;
+}
+
+int
+http_post(struct http_client *c, const struct http_request *req,
+    struct http_result *res)
+{
+	struct xfer x;
+	struct curl_slist *headers;
+	char errbuf[CURL_ERROR_SIZE];
+	const char *why;
+	int rc, ret = -1;
+
+	memset(&x, 0, sizeof(x));
+	x.req = req;
+	x.res = res;
+	if (c->easy == NULL)
+		c->easy = curlfn.easy_init();
+	if (c->multi == NULL)
+		c->multi = curlfn.multi_init();
+	if ((headers = make_headers(req->headers)) == NULL ||
+	    c->easy == NULL || c->multi == NULL) {
+		curlfn.slist_free_all(headers);
+		res->outcome = HTTP_NETWORK;
+		copy_value(res->detail, sizeof(res->detail), "curl init", 9);
+		return -1;
+	}
+	x.curl = c->easy;
+	for (;;) {
+		errbuf[0] = '\0';
+		setup(c, &x, headers, errbuf);
+		rc = transfer(c->multi, &x);
+		curlfn.multi_remove_handle(c->multi, x.curl);
+		/* Refused by the directory alone: the bundle may know it. */
+		if (rc != CURLE_PEER_FAILED_VERIFICATION || !x.dir_only ||
+		    x.status_known)
+			break;
+		c->dir_only = 0;
+	}
+	/* The errors are the handle's: nothing of them outlives the call. */
+	curlfn.easy_setopt(x.curl, CURLOPT_ERRORBUFFER, (char *)NULL);
+	if (rc == -1)
+		goto out;
 	if (x.stopped) {
 		res->outcome = HTTP_STOPPED;
 		goto out;
 	}
 	if (rc != CURLE_OK) {
-		network(res, rc);
-		if (rc == CURLE_PARTIAL_FILE)
-			res->outcome = HTTP_TRUNCATED;
+		why = errbuf[0] ? errbuf : curlfn.easy_strerror((CURLcode)rc);
+		copy_value(res->detail, sizeof(res->detail), why, strlen(why));
+		res->outcome = rc == CURLE_PARTIAL_FILE ? HTTP_TRUNCATED :
+		    tls_failed((CURLcode)rc) ? HTTP_TLS : HTTP_NETWORK;
 		goto out;
 	}
 	if (!x.status_known)
@@ -247,9 +382,6 @@ http_post(const struct http_request *req, struct http_result *res)
 	res->outcome = HTTP_DONE;
 	ret = 0;
 out:
-	curlfn.multi_remove_handle(multi, x.curl);
-	curlfn.easy_cleanup(x.curl);
-	curlfn.multi_cleanup(multi);
 	curlfn.slist_free_all(headers);
 	return ret;
 }

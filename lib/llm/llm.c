@@ -349,6 +349,7 @@ exchange(struct attempt *a, const struct llm_request *q, const char *body,
 {
 	struct http_request hr;
 	struct http_result *res = a->res;
+	char host[128];
 	int rc;
 
 	memset(&hr, 0, sizeof(hr));
@@ -364,7 +365,7 @@ exchange(struct attempt *a, const struct llm_request *q, const char *body,
 	if (a->rec != NULL && a->rec->playing)
 		rc = record_play(a->rec, &hr, res, &a->err);
 	else
-		rc = http_post(&hr, res);
+		rc = http_post(o->http, &hr, res);
 	if (a->rec != NULL && !a->rec->playing)
 		record_end(a->rec, res);
 	if (rc == 0) {
@@ -383,6 +384,11 @@ exchange(struct attempt *a, const struct llm_request *q, const char *body,
 		    "no data from the provider for %ld s", o->idle_ms / 1000);
 	case HTTP_STOPPED:
 		return -1;	/* a->err was filled by the parser */
+	case HTTP_TLS:
+		http_url_host(host, sizeof(host), q->url);
+		return pi_err(&a->err, PI_EXIT_CONFIG, "tls_certificate",
+		    "cannot verify the TLS certificate of '%s': %s", host,
+		    res->detail);
 	case HTTP_TRUNCATED:
 		return pi_err(&a->err, PI_EXIT_TEMP, "truncated_stream",
 		    "the connection closed in the middle of the stream (%s)",
@@ -395,20 +401,31 @@ exchange(struct attempt *a, const struct llm_request *q, const char *body,
 
 /*
  * A new recording opens with the request's fingerprint; a replay
- * refuses a request that is not the recorded one, unless told not to.
+ * refuses a request that is not the recorded one, unless told not to,
+ * and plays it under the recorded message id and start time, so that
+ * the events come out the same.
  */
 static int
 recording_start(const struct llm_opts *o, const struct llm_call *c,
     const struct llm_request *q, const char *body, size_t len,
-    const struct reply *r, struct pi_error *e)
+    struct reply *r, struct pi_error *e)
 {
 	struct json_object *h;
 	const char *want;
 	char hash[32];
 
+	if (record_next(o->rec, e) == -1)
+		return -1;
 	record_hash(q->url, body, len, hash);
 	if (o->rec->playing) {
-		want = jsonx_str(record_header(o->rec), "requestHash");
+		h = record_header(o->rec);
+		if (jsonx_str(h, "messageId") != NULL)
+			snprintf(r->message_id, sizeof(r->message_id), "%s",
+			    jsonx_str(h, "messageId"));
+		r->timestamp = jsonx_int(h, "timestamp", r->timestamp);
+		if (o->rec->clock)
+			event_clock_set(r->timestamp);
+		want = jsonx_str(h, "requestHash");
 		if (!o->replay_loose && (want == NULL || strcmp(want, hash)))
 			return pi_err(e, PI_EXIT_INPUT, "replay_mismatch",
 			    "the request is not the recorded one (%s, "

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 struct api;
+struct http_client;
 struct llm_call;
 struct recording;
 struct pi_error;
@@ -32,6 +33,7 @@ struct llm_opts {
 	long connect_timeout_ms;
 	long backoff_ms;	/* first backoff step; doubles, capped at 8 s */
 	volatile sig_atomic_t *abort;	/* holds the signal number */
+	struct http_client *http;	/* kept from call to call */
 	struct recording *rec;	/* --record or --replay, or NULL */
 	int replay_loose;	/* play even if the request changed */
 };

@@ -114,6 +114,7 @@ static const char *const outcomes[] = {
 	[HTTP_DONE] = "done", [HTTP_NETWORK] = "network",
 	[HTTP_TRUNCATED] = "truncated", [HTTP_IDLE] = "idle",
 	[HTTP_ABORTED] = "network", [HTTP_STOPPED] = "stopped",
+	[HTTP_TLS] = "tls",
 };
 
 void
@@ -155,7 +156,43 @@ record_retry(struct recording *rec, long long delay_ms)
 struct json_object *
 record_header(struct recording *rec)
 {
-	return json_object_array_get_idx(rec->lines, 0);
+	return json_object_array_get_idx(rec->lines, rec->head);
+}
+
+static int
+is_header(struct json_object *o)
+{
+	const char *type = jsonx_str(o, "type");
+
+	return type != NULL && strcmp(type, "recording") == 0;
+}
+
+int
+record_next(struct recording *rec, struct pi_error *e)
+{
+	size_t n;
+
+	rec->attempt = 0;
+	if (!rec->playing) {
+		rec->calls++;
+		return 0;
+	}
+	n = json_object_array_length(rec->lines);
+	if (rec->calls > 0)
+		rec->head = rec->stop;
+	if (rec->head >= n)
+		return pi_err(e, PI_EXIT_INPUT, "replay_mismatch", "the "
+		    "recording holds %d call%s: there is no call %d to "
+		    "replay", rec->calls, rec->calls == 1 ? "" : "s",
+		    rec->calls + 1);
+	rec->calls++;
+	for (rec->stop = rec->head + 1; rec->stop < n; rec->stop++)
+		if (is_header(json_object_array_get_idx(rec->lines,
+		    rec->stop)))
+			break;
+	rec->next = rec->head + 1;
+	rec->start_ms = jsonx_int(record_header(rec), "timestamp", 0);
+	return 0;
 }
 
 static int
@@ -185,12 +222,9 @@ record_open(struct recording *rec, const char *path, struct pi_error *e)
 	close(fd);
 	if (rc == -1)
 		return -1;
-	if (strcmp(jsonx_str(record_header(rec), "type") ?
-	    jsonx_str(record_header(rec), "type") : "", "recording") != 0)
+	if (!is_header(json_object_array_get_idx(rec->lines, 0)))
 		return pi_err(e, PI_EXIT_INPUT, "bad_input", "%s:1: not a "
 		    "recording", path);
-	rec->start_ms = jsonx_int(record_header(rec), "timestamp", 0);
-	rec->next = 1;
 	return 0;
 }
 
@@ -209,9 +243,9 @@ long long
 record_retry_delay(struct recording *rec)
 {
 	struct json_object *o;
-	size_t i, n = json_object_array_length(rec->lines);
+	size_t i;
 
-	for (i = 1; i < n; i++) {
+	for (i = rec->head + 1; i < rec->stop; i++) {
 		o = json_object_array_get_idx(rec->lines, i);
 		if (strcmp(jsonx_str(o, "type"), "retry") != 0 ||
 		    jsonx_int(o, "attempt", -1) != rec->attempt - 1)
@@ -255,7 +289,7 @@ record_play(struct recording *rec, const struct http_request *req,
     struct http_result *res, struct pi_error *e)
 {
 	struct json_object *o, *end = NULL;
-	size_t i, n = json_object_array_length(rec->lines), first;
+	size_t i, n = rec->stop, first;
 	struct buf data;
 	const char *s;
 	int rc = 0;

@@ -9,7 +9,7 @@
  *   {"type":"chunk","attempt":N,"ts":MS,"data":TEXT | "b64":BASE64}
  *   {"type":"retry","attempt":N,"ts":MS,"delayMs":MS}
  *   {"type":"end","attempt":N,"ts":MS,"outcome":"done"|"network"|
- *    "truncated"|"idle"|"stopped","status":N,"contentType"?,
+ *    "truncated"|"idle"|"stopped"|"tls","status":N,"contentType"?,
  *    "retryAfterMs"?,"shouldRetry"?,"detail"?,"errorBody"?}
  * ts is when the slice arrived (Unix ms): the events it caused carry
  * that time, when recorded and when played with --replay-clock.  A slice that is not valid UTF-8
@@ -18,6 +18,12 @@
  *
  * Playing back gives the parser the same slices in the same order, so
  * the events are the same; the request is checked against the hash.
+ *
+ * A process that makes several calls (pi-llm --serve) keeps them in one
+ * file, one after the other, each from its own "recording" line: the
+ * header line is the boundary.  record_next moves to the next call's
+ * recording, when writing and when playing, so call N of a replay plays
+ * the Nth recording of the file.
  */
 #ifndef PI_RECORD_H
 #define PI_RECORD_H
@@ -35,7 +41,10 @@ struct recording {
 	long long start_ms;	/* wall clock of the recorded start */
 	int attempt;
 	struct json_object *lines;	/* when playing: every line */
+	size_t head;		/* when playing: this call's header line */
+	size_t stop;		/* and the line after its last one */
 	size_t next;
+	int calls;		/* record_next so far */
 	int clock;		/* --replay-clock: events use recorded times */
 };
 
@@ -49,7 +58,13 @@ int record_create(struct recording *rec, const char *path,
 void record_begin(struct recording *rec, struct json_object *header);
 int record_open(struct recording *rec, const char *path,
     struct pi_error *e);
-/* The first line of a recording opened for playing. */
+/*
+ * Start the next call: when playing, move to its recording (-1 with e
+ * filled when the file holds no more); when writing, the next
+ * record_begin starts it.
+ */
+int record_next(struct recording *rec, struct pi_error *e);
+/* The header line of the call being played. */
 struct json_object *record_header(struct recording *rec);
 void record_close(struct recording *rec);
 
