@@ -61,7 +61,7 @@ LOOPOBJ = cmd/pi-loop/pi-loop.o cmd/pi-loop/stage.o cmd/pi-loop/turn.o \
 	cmd/pi-loop/prompt.o
 SESSOBJ = cmd/pi-sess/pi-sess.o cmd/pi-sess/read.o cmd/pi-sess/write.o \
 	cmd/pi-sess/append.o cmd/pi-sess/port.o
-LLMPROGOBJ = cmd/pi-llm/pi-llm.o cmd/pi-llm/call.o
+LLMPROGOBJ = cmd/pi-llm/pi-llm.o cmd/pi-llm/call.o cmd/pi-llm/serve.o
 TOOLPROGOBJ = cmd/pi-tool/pi-tool.o cmd/pi-tool/toolrun.o
 VIEWOBJ = cmd/pi-view/pi-view.o cmd/pi-view/render.o
 UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \
@@ -110,7 +110,7 @@ $(LIBSTORE): $(STOREOBJ)
 	ar rcs $@ $(STOREOBJ)
 
 cmd/pi.o: $(HDR)
-$(LLMPROGOBJ): $(HDR) cmd/pi-llm/call.h
+$(LLMPROGOBJ): $(HDR) cmd/pi-llm/call.h cmd/pi-llm/serve.h
 $(SESSOBJ): $(HDR) cmd/pi-sess/sess.h
 $(LOOPOBJ): $(HDR) cmd/pi-loop/loop.h
 $(TOOLPROGOBJ): $(HDR) cmd/pi-tool/toolrun.h

@@ -6,6 +6,8 @@
  * message_start, deltas and message_end to stdout, each line flushed the
  * moment it is complete.  It always ends with message_end or an error
  * event, and its exit status says how the call went (DESIGN.md 7).
+ * With --serve it makes one call per call line of its input, each
+ * framed by call_end (serve.c), keeping its connections between them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "call.h"
+#include "serve.h"
 #include "core/buf.h"
 #include "core/context.h"
 #include "core/event.h"
@@ -28,7 +31,7 @@
 static const char *mflag, *pflag, *sflag;
 static enum thinking tflag = THINK_OFF;
 static long max_tokens_flag;
-static int list_models_flag;
+static int list_models_flag, serve_flag;
 
 static _Noreturn void
 usage_to(FILE *f, int status)
@@ -41,7 +44,7 @@ usage_to(FILE *f, int status)
 	    "[--max-tokens n]\n"
 	    "              [--provider name] [--record file | --replay file "
 	    "[--replay-clock]\n"
-	    "              [--replay-loose]] [prompt ...]\n"
+	    "              [--replay-loose]] [--serve | prompt ...]\n"
 	    "       pi-llm --list-models [pattern]\n"
 	    "       pi-llm --list-providers\n", f);
 	exit(status);
@@ -161,6 +164,7 @@ parse_flags(int argc, char **argv)
 		{ "replay", required_argument, NULL, 'Y' },
 		{ "replay-clock", no_argument, NULL, 'C' },
 		{ "replay-loose", no_argument, NULL, 'X' },
+		{ "serve", no_argument, NULL, 'S' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -186,6 +190,7 @@ parse_flags(int argc, char **argv)
 				usage();
 			break;
 		case 's': sflag = optarg; break;
+		case 'S': serve_flag = 1; break;
 		case 't':
 			if (thinking_parse(optarg, &tflag) == -1)
 				usage();
@@ -261,7 +266,7 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	if ((S.record && S.replay) || ((S.replay_clock || S.replay_loose) &&
-	    !S.replay))
+	    !S.replay) || (serve_flag && (argc > 0 || list_models_flag)))
 		usage();
 	stage_init();
 	if (list_models_flag) {
@@ -285,6 +290,11 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	if (serve_flag) {
+		status = serve(&o);
+		stage_release();
+		return status;
+	}
 	context_init(&ctx);
 	memset(&e, 0, sizeof(e));
 	if (!isatty(0) &&

@@ -40,6 +40,8 @@ static const struct event_info events[] = {
 	{ "check", "pi-sess", "ok problems" },
 	{ "provider", "pi-llm", "name api baseUrl" },
 	{ "model", "pi-llm", "provider id contextWindow maxTokens cost" },
+	{ "serve", "pi-llm", "program protocol" },
+	{ "call_end", "pi-llm", "call exitCode" },
 };
 
 const struct event_info *
