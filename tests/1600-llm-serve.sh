@@ -4,7 +4,7 @@
 # one-shot run with the same context and options, each call ended by a
 # call_end line that carries its number, id and exit status.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 16
 
 FIX=$ROOT/tests/fixtures/openai
 OPENAI_API_KEY=k-test PI_CLOCK_FIXED=1700000000000
@@ -90,8 +90,27 @@ if command -v openssl >/dev/null && "$ROOT/tests/helper/mkcert" certs; then
 		'is "$(fake_count connections)" 1 &&
 		is "$(fake_count handshakes)" 1 && is "$(fake_requests)" 3 &&
 		calls tls.out tcall && same call2 tcall2'
+	fake_stop
+	# The first answer is cut: the next call needs a new connection.
+	printf '[{"file": "%s", "reset_after": 300}, {"file": "%s"}]\n' \
+		"$FIX/text.sse" "$FIX/text.sse" >cut.json
+	fake_start --keep-alive --tls certs/cert.pem certs/key.pem \
+		cut.json || exit 1
+	check 'a connection lost in a call: the next call makes another' \
+		'{ head -n 2 in; head -n 2 in; } | SSL_CERT_FILE=certs/ca.pem pi-llm \
+		--serve --base-url "https://localhost:$FAKE_PORT/v1" \
+		-m openai/gpt-x >cut.out 2>/dev/null &&
+		jq -c "select(.type == \"call_end\") | .exitCode" cut.out |
+		tr "\n" " " | grep -qx "75 0 " &&
+		is "$(fake_count connections)" 2'
+	check 'and resumes the TLS session of the first' \
+		'is "$(fake_count resumed)" 1'
 else
-	skip 'the three calls over TLS: exit 0' 'no openssl'
-	skip 'one connection, one TLS handshake' 'no openssl'
+	for t in 'the three calls over TLS: exit 0' \
+	    'one connection, one TLS handshake' \
+	    'a connection lost in a call: the next call makes another' \
+	    'and resumes the TLS session of the first'; do
+		skip "$t" 'no openssl'
+	done
 fi
 done_testing
