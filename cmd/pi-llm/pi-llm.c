@@ -137,8 +137,8 @@ list_models(const char *pattern)
 		json_object_object_foreach(m, key, val)
 			jsonx_set(o, key, jsonx_ref(val));
 		/* The API the model is called through, from its provider. */
-		if (jsonx_get(m, "api") == NULL &&
-		    (p = config_provider(&S.cfg, jsonx_str(m, "provider"))) != NULL)
+		if (jsonx_get(m, "api") == NULL && (p = config_provider(&S.cfg,
+		    jsonx_str(m, "provider"))) != NULL)
 			jsonx_set_str(o, "api", p->api);
 		rc = ndjson_write(1, o);
 		json_object_put(o);

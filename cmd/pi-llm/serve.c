@@ -20,7 +20,7 @@
 struct server {
 	const struct call_opts *defaults;
 	struct context ctx;
-	size_t lines;		/* context lines since the last call line */
+	size_t lines;		/* context lines since the last call */
 	struct pi_error bad;	/* the first bad one among them */
 	int has_bad;
 	int calls;

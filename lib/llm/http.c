@@ -199,7 +199,8 @@ dir_will_do(CURL *h)
 	if (v == NULL || v->ssl_version == NULL)
 		return 0;
 	for (i = 0; i < sizeof(openssl) / sizeof(openssl[0]); i++)
-		if (strncmp(v->ssl_version, openssl[i], strlen(openssl[i])) == 0)
+		if (strncmp(v->ssl_version, openssl[i],
+		    strlen(openssl[i])) == 0)
 			break;
 	if (i == sizeof(openssl) / sizeof(openssl[0]))
 		return 0;
