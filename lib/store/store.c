@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "core/buf.h"
+#include "core/place.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -304,16 +305,7 @@ fail:
 char *
 store_default_path(void)
 {
-	const char *s;
-
-	if ((s = getenv("PI_SESSIONS_DB")) != NULL && *s)
-		return xstrdup(s);
-	if ((s = getenv("PI_HOME")) != NULL && *s)
-		return xasprintf("%s/sessions.db", s);
-	if ((s = getenv("XDG_DATA_HOME")) != NULL && *s)
-		return xasprintf("%s/pi/sessions.db", s);
-	return xasprintf("%s/.local/share/pi/sessions.db",
-	    (s = getenv("HOME")) ? s : ".");
+	return place_sessions_db();
 }
 
 /*
