@@ -18,8 +18,8 @@ BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 # program's link line names the layers it is made of, so a call across
 # layers that should not exist fails to link.
 COREOBJ = lib/core/buf.o lib/core/context.o lib/core/event.o \
-	lib/core/jsonx.o lib/core/ndjson.o lib/core/proc.o lib/core/utf8.o \
-	lib/core/util.o
+	lib/core/jsonx.o lib/core/ndjson.o lib/core/place.o lib/core/proc.o \
+	lib/core/rmtree.o lib/core/utf8.o lib/core/util.o
 LLMOBJ = lib/llm/catalog.o lib/llm/config.o lib/llm/curlfn.o \
 	lib/llm/http.o lib/llm/llm.o lib/llm/models_data.o lib/llm/provider.o \
 	lib/llm/provider_anthropic.o lib/llm/provider_faux.o \
@@ -27,8 +27,9 @@ LLMOBJ = lib/llm/catalog.o lib/llm/config.o lib/llm/curlfn.o \
 	lib/llm/provider_responses.o lib/llm/record.o lib/llm/reply.o \
 	lib/llm/schema.o lib/llm/sse.o
 SANDBOXOBJ = lib/sandbox/cgroup.o lib/sandbox/confine.o \
-	lib/sandbox/denylist.o lib/sandbox/landlock.o lib/sandbox/mountview.o \
-	lib/sandbox/sandbox.o lib/sandbox/sandbox_child.o
+	lib/sandbox/denylist.o lib/sandbox/gitfile.o lib/sandbox/gitguard.o \
+	lib/sandbox/landlock.o lib/sandbox/mountview.o lib/sandbox/sandbox.o \
+	lib/sandbox/sandbox_child.o
 TOOLOBJ = lib/tool/capture.o lib/tool/pathmatch.o lib/tool/retrans.o \
 	lib/tool/tool_edit.o lib/tool/tool_fs.o lib/tool/tool_ls.o \
 	lib/tool/tool_search.o lib/tool/toolcall.o lib/tool/tooldir.o \
@@ -43,13 +44,14 @@ LIBTOOL = lib/tool/libtool.a
 LIBSTORE = lib/store/libstore.a
 LIBS_ALL = $(LIBLLM) $(LIBSTORE) $(LIBTOOL) $(LIBSANDBOX) $(LIBCORE)
 HDR = lib/core/banned.h lib/core/buf.h lib/core/context.h \
-	lib/core/event.h lib/core/jsonx.h lib/core/ndjson.h lib/core/proc.h \
-	lib/core/utf8.h lib/core/util.h \
+	lib/core/event.h lib/core/jsonx.h lib/core/ndjson.h lib/core/place.h \
+	lib/core/proc.h lib/core/rmtree.h lib/core/utf8.h lib/core/util.h \
 	lib/llm/catalog.h lib/llm/config.h lib/llm/curlfn.h lib/llm/http.h \
 	lib/llm/llm.h lib/llm/provider.h lib/llm/record.h lib/llm/reply.h \
 	lib/llm/schema.h lib/llm/sse.h \
 	lib/sandbox/cgroup.h lib/sandbox/confine.h lib/sandbox/denylist.h \
-	lib/sandbox/landlock.h lib/sandbox/mountview.h lib/sandbox/sandbox.h \
+	lib/sandbox/gitfile.h lib/sandbox/gitguard.h lib/sandbox/landlock.h \
+	lib/sandbox/mountview.h lib/sandbox/sandbox.h \
 	lib/tool/capture.h lib/tool/pathmatch.h lib/tool/retrans.h \
 	lib/tool/toolcall.h lib/tool/tooldir.h lib/tool/tools.h \
 	lib/tool/truncate.h lib/tool/udiff.h lib/tool/validate.h \

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/place.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -189,101 +190,139 @@ build_dev(const int *devfd, struct pi_error *e)
 	return setattr("/dev", 0, ATTR_RDONLY, 0, e);
 }
 
-/* Whether a is b or a directory above it. */
-static int
-holds(const char *a, const char *b)
-{
-	size_t n = strlen(a);
+/* What is laid over the view; on one path, in this order. */
+enum { OP_HIDE, OP_RO, OP_RW };
 
-	if (strcmp(a, "/") == 0)
-		return 1;
-	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+struct op {
+	char *path;
+	int kind;
+	int fd;		/* a bind's source */
+	int is_dir;
+};
+
+static int
+by_op(const void *a, const void *b)
+{
+	const struct op *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c != 0 ? c : x->kind - y->kind;
 }
 
-static int
-mask(const struct mountview *v, const char *path, int nullfd,
-    struct pi_error *e)
+static void
+add_op(struct op *ops, size_t *n, const char *path, int kind, int fd)
 {
-	char real[PATH_MAX];
 	struct stat st;
-	size_t i;
 
-	if (lstat(path, &st) == -1 || realpath(path, real) == NULL ||
-	    stat(real, &st) == -1)
-		return 0;
-	if (holds(real, v->workspace))
-		return 0;
-	for (i = 0; v->writable != NULL && v->writable[i] != NULL; i++)
-		if (holds(real, v->writable[i]))
-			return 0;
-	if (S_ISDIR(st.st_mode))
-		return tmpfs(real, MS_RDONLY | MS_NOSUID | MS_NODEV |
-		    MS_NOEXEC, "mode=000,size=4k", e);
-	/* On a nodev mount, opening /dev/null fails: unreadable. */
-	return bind_fd(nullfd, real, ATTR_RDONLY | ATTR_NODEV, 0, e);
+	ops[*n].path = xstrdup(path);
+	ops[*n].kind = kind;
+	ops[*n].fd = fd;
+	ops[*n].is_dir = fd == -1 ? stat(path, &st) == 0 &&
+	    S_ISDIR(st.st_mode) : fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+	++*n;
 }
 
 /*
- * .git/hooks and .git/config run code later, outside any sandbox, when
- * a person uses git: keep them read-only.  .git itself is bound over
- * itself so that it is a mount point, which cannot be renamed away and
- * replaced by a .git of the model's making.
+ * Cover ops[i]: a directory by an empty tmpfs holding the mount points
+ * of what is shown below it (the ops after it that it holds), then made
+ * read-only; a file by /dev/null, which a nodev mount makes unusable.
  */
 static int
-protect_git(const char *ws, struct pi_error *e)
+hide(struct op *ops, size_t n, size_t i, int nullfd, struct pi_error *e)
 {
-	static const char *const parts[] = { "hooks", "config" };
-	char *git = xasprintf("%s/.git", ws), *p = NULL, real[PATH_MAX];
-	struct stat st;
-	size_t i;
-	int fd = -1, rc = -1;
+	size_t j;
+	int holes = 0;
 
-	if (lstat(git, &st) == -1 || !S_ISDIR(st.st_mode)) {
-		free(git);
-		return 0;
-	}
-	if ((fd = open(git, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
-	    bind_fd(fd, git, ATTR_NOSUID | ATTR_NODEV, 0, e) == -1)
-		goto out;
-	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		close(fd);
-		fd = -1;
-		free(p);
-		p = xasprintf("%s/%s", git, parts[i]);
-		/* No hooks yet: make the directory, so it can be covered. */
-		if (i == 0 && lstat(p, &st) == -1 && mkdir(p, 0755) == -1) {
-			fail(e, "cannot make", p);
-			goto out;
-		}
-			if ((fd = open(p, O_PATH | O_NOFOLLOW | O_CLOEXEC)) == -1) {
-			if (errno == ENOENT)
+	if (!ops[i].is_dir)
+		return bind_fd(nullfd, ops[i].path, ATTR_RDONLY | ATTR_NODEV,
+		    0, e);
+	for (j = i + 1; j < n && place_holds(ops[i].path, ops[j].path); j++)
+		holes |= ops[j].kind != OP_HIDE;
+	if (!holes)
+		return tmpfs(ops[i].path, MS_RDONLY | MS_NOSUID | MS_NODEV |
+		    MS_NOEXEC, "mode=000,size=4k", e);
+	if (tmpfs(ops[i].path, MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    "mode=0755,size=4k", e) == -1)
+		return -1;
+	for (j = i + 1; j < n && place_holds(ops[i].path, ops[j].path); j++)
+		if (ops[j].kind != OP_HIDE &&
+		    mountpoint(ops[j].path, ops[j].is_dir, e) == -1)
+			return -1;
+	return setattr(ops[i].path, 0, ATTR_RDONLY, 0, e);
+}
+
+/*
+ * The workspace, writable, readable and masked paths, a parent before
+ * what it holds.  A mask inside a mask has nothing to hide; a mask of
+ * what is not there is skipped.
+ */
+static int
+lay(struct op *ops, size_t n, int nullfd, struct pi_error *e)
+{
+	size_t *stack = xcalloc(n + 1, sizeof(*stack)), depth = 0, i;
+	struct stat st;
+	int rc = -1;
+
+	qsort(ops, n, sizeof(*ops), by_op);
+	for (i = 0; i < n; i++) {
+		while (depth > 0 && !place_holds(ops[stack[depth - 1]].path,
+		    ops[i].path))
+			depth--;
+		if (ops[i].kind == OP_HIDE) {
+			if ((depth > 0 && ops[stack[depth - 1]].kind ==
+			    OP_HIDE) || lstat(ops[i].path, &st) == -1)
 				continue;
-			fail(e, "cannot open", p);
-			goto out;
-		}
-		/* A symlink (hooks -> ../.husky) is followed once, here. */
-		if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
-			close(fd);
-			if ((fd = open(p, O_PATH | O_CLOEXEC)) == -1)
-				continue;
-			if (realpath(p, real) == NULL) {
-				fail(e, "cannot resolve", p);
+			if (hide(ops, n, i, nullfd, e) == -1)
 				goto out;
-			}
-			free(p);
-			p = xstrdup(real);
-		}
-		if (bind_fd(fd, p, ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV, 0,
-		    e) == -1)
+		} else if (bind_fd(ops[i].fd, ops[i].path, ops[i].kind ==
+		    OP_RO ? ATTR_RDONLY | ATTR_NOSUID | ATTR_NODEV :
+		    ATTR_NOSUID | ATTR_NODEV, ops[i].kind == OP_RO ? 0 :
+		    ATTR_RDONLY, e) == -1)
 			goto out;
+		stack[depth++] = i;
 	}
 	rc = 0;
 out:
-	if (fd != -1)
-		close(fd);
-	free(p);
-	free(git);
+	free(stack);
 	return rc;
+}
+
+/*
+ * The repositories' parts that git on the host runs or reads
+ * (gitguard.h): pins bound over themselves, then the rest read-only.
+ * A path a mask hid is passed over; one that became a symlink since
+ * the supervisor looked is refused.
+ */
+static int
+guard_git(const struct mountview *v, struct pi_error *e)
+{
+	const char *const *lists[2] = { v->git_pins, v->git_ro };
+	const char *path;
+	struct stat st;
+	size_t l, i;
+	int fd, rc;
+
+	for (l = 0; l < 2; l++)
+		for (i = 0; lists[l] != NULL && lists[l][i] != NULL; i++) {
+			path = lists[l][i];
+			fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			if (fd == -1 && (errno == ENOENT || errno == ENOTDIR))
+				continue;
+			if (fd == -1)
+				return fail(e, "cannot open", path);
+			if (fstat(fd, &st) == -1 || S_ISLNK(st.st_mode)) {
+				close(fd);
+				errno = ELOOP;
+				return fail(e, "cannot protect", path);
+			}
+			rc = bind_fd(fd, path, l == 0 ? ATTR_NOSUID |
+			    ATTR_NODEV : ATTR_RDONLY | ATTR_NOSUID |
+			    ATTR_NODEV, 0, e);
+			close(fd);
+			if (rc == -1)
+				return -1;
+		}
+	return 0;
 }
 
 static int
@@ -313,8 +352,9 @@ int
 mountview_build(const struct mountview *v, struct pi_error *e)
 {
 	int *wfd = NULL, *rfd = NULL, devfd[NDEV], wsfd = -1, tmpfd = -1;
-	char path[64];
-	size_t i;
+	char path[64], real[PATH_MAX];
+	struct op *ops = NULL;
+	size_t i, n = 0, max;
 	int rc = -1;
 
 	for (i = 0; i < NDEV; i++)
@@ -342,6 +382,23 @@ mountview_build(const struct mountview *v, struct pi_error *e)
 	if (open_all(v->writable, &wfd, e) == -1 ||
 	    open_all(v->readable, &rfd, e) == -1)
 		goto out;
+	for (max = 1, i = 0; v->writable != NULL && v->writable[i]; i++)
+		max++;
+	for (i = 0; v->readable != NULL && v->readable[i]; i++)
+		max++;
+	for (i = 0; v->masks != NULL && v->masks[i]; i++)
+		max++;
+	ops = xcalloc(max, sizeof(*ops));
+	add_op(ops, &n, v->workspace, OP_RW, wsfd);
+	for (i = 0; v->writable != NULL && v->writable[i] != NULL; i++)
+		add_op(ops, &n, v->writable[i], OP_RW, wfd[i]);
+	for (i = 0; v->readable != NULL && v->readable[i] != NULL; i++)
+		add_op(ops, &n, v->readable[i], OP_RO, rfd[i]);
+	/* Masks as they are now, on the host, before /tmp is replaced. */
+	for (i = 0; v->masks != NULL && v->masks[i] != NULL; i++)
+		if (realpath(v->masks[i], real) != NULL &&
+		    strcmp(real, "/") != 0)
+			add_op(ops, &n, real, OP_HIDE, -1);
 	if (setattr("/", AT_RECURSIVE_, ATTR_RDONLY | ATTR_NOSUID |
 	    ATTR_NODEV, 0, e) == -1)
 		goto out;
@@ -354,26 +411,14 @@ mountview_build(const struct mountview *v, struct pi_error *e)
 	    "mode=0755,size=64m", e) == -1) ||
 	    build_dev(devfd, e) == -1)
 		goto out;
-	if (bind_fd(wsfd, v->workspace, ATTR_NOSUID | ATTR_NODEV,
-	    ATTR_RDONLY, e) == -1)
-		goto out;
-	for (i = 0; v->writable != NULL && v->writable[i] != NULL; i++)
-		if (bind_fd(wfd[i], v->writable[i], ATTR_NOSUID | ATTR_NODEV,
-		    ATTR_RDONLY, e) == -1)
-			goto out;
-	for (i = 0; v->readable != NULL && v->readable[i] != NULL; i++)
-		if (bind_fd(rfd[i], v->readable[i], ATTR_RDONLY |
-		    ATTR_NOSUID | ATTR_NODEV, 0, e) == -1)
-			goto out;
-	if (v->protect_git && protect_git(v->workspace, e) == -1)
-		goto out;
-	for (i = 0; v->masks != NULL && v->masks[i] != NULL; i++)
-		if (mask(v, v->masks[i], devfd[0], e) == -1)
-			goto out;
-	if (build_proc(e) == -1)
+	if (lay(ops, n, devfd[0], e) == -1 || guard_git(v, e) == -1 ||
+	    build_proc(e) == -1)
 		goto out;
 	rc = 0;
 out:
+	for (i = 0; i < n; i++)
+		free(ops[i].path);
+	free(ops);
 	close_all(v->writable, wfd);
 	close_all(v->readable, rfd);
 	for (i = 0; i < NDEV; i++)

@@ -24,30 +24,67 @@
 #include "landlock.h"
 #include "core/buf.h"
 #include "core/jsonx.h"
+#include "core/place.h"
+#include "core/rmtree.h"
 #include "core/util.h"
 #include "core/banned.h"
 
 extern char **environ;
 
-/* Below a home directory: what holds keys, tokens and passwords. */
+/*
+ * Below a home directory, were it shown (--allow-read of it, or a
+ * workspace that is one): what holds keys, tokens, passwords, and what
+ * was typed at a prompt.  The home itself is hidden by default, so this
+ * list is a second wall, not the first.
+ */
 static const char *const credentials[] = {
 	".ssh", ".aws", ".gnupg", ".config/gh", ".netrc", ".docker", ".kube",
 	".git-credentials", ".config/git/credentials", ".config/gcloud",
 	".azure", ".password-store", ".npmrc", ".pypirc", ".cargo/credentials",
-	".cargo/credentials.toml",
+	".cargo/credentials.toml", ".pgpass", ".my.cnf", ".vault-token",
+	".s3cfg", ".boto", ".config/rclone", ".terraform.d", ".terraformrc",
+	".cache/huggingface", ".huggingface", ".gem/credentials", ".m2",
+	".config/hub", ".config/glab-cli", ".config/containers",
+	".local/share/keyrings", ".config/op", ".mozilla",
+	".config/google-chrome", ".config/chromium", ".bash_history",
+	".zsh_history", ".python_history", ".psql_history", ".mysql_history",
+	".sqlite_history", ".node_repl_history", ".local/share/fish",
+	".lesshst", ".viminfo",
 };
+
+/* What tools need of a home, shown read-only: git's own configuration. */
+static const char *const home_shown[] = {
+	".gitconfig", ".config/git/config", ".config/git/ignore",
+	".config/git/attributes",
+};
+
+static void
+push_under(struct strv *v, const char *dir, const char *sub, int present)
+{
+	struct stat st;
+	char *s = xasprintf("%s/%s", dir, sub);
+
+	if (!present || stat(s, &st) == 0)
+		strv_push(v, s);
+	free(s);
+}
 
 static void
 add_home(struct sandbox_policy *p, const char *home)
 {
+	char real[PATH_MAX];
 	size_t i;
-	char *s;
 
-	for (i = 0; i < sizeof(credentials) / sizeof(credentials[0]); i++) {
-		s = xasprintf("%s/%s", home, credentials[i]);
-		strv_push(&p->masks, s);
-		free(s);
-	}
+	if (realpath(home, real) == NULL || strcmp(real, "/") == 0)
+		return;
+	for (i = 0; i < p->masks.n; i++)
+		if (strcmp(p->masks.v[i], real) == 0)
+			return;
+	strv_push(&p->masks, real);
+	for (i = 0; i < sizeof(credentials) / sizeof(credentials[0]); i++)
+		push_under(&p->masks, real, credentials[i], 0);
+	for (i = 0; i < sizeof(home_shown) / sizeof(home_shown[0]); i++)
+		push_under(&p->allow_read, real, home_shown[i], 1);
 }
 
 /* $VAR/sub if VAR is an absolute path, else $HOME/fallback/sub. */
@@ -70,15 +107,25 @@ void
 sandbox_default_masks(struct sandbox_policy *p)
 {
 	const char *home = getenv("HOME"), *pi = getenv("PI_HOME");
+	const char *xdg = getenv("XDG_CONFIG_HOME");
 	struct passwd *pw = getpwuid(getuid());
 	glob_t g;
 	size_t i;
+	char *db;
 
 	if (home != NULL && *home == '/')
 		add_home(p, home);
 	if (pw != NULL && pw->pw_dir != NULL && *pw->pw_dir == '/' &&
 	    (home == NULL || strcmp(home, pw->pw_dir) != 0))
 		add_home(p, pw->pw_dir);
+	/* Everyone else's too. */
+	add_home(p, "/home");
+	add_home(p, "/root");
+	/* git reads its own from $XDG_CONFIG_HOME/git, wherever that is. */
+	if (xdg != NULL && *xdg == '/')
+		for (i = 1; i < sizeof(home_shown) / sizeof(home_shown[0]);
+		    i++)
+			push_under(&p->allow_read, xdg, home_shown[i] + 8, 1);
 	/* pi's own: keys, and every session's conversation. */
 	if (pi != NULL && *pi == '/')
 		strv_push(&p->masks, pi);
@@ -86,6 +133,9 @@ sandbox_default_masks(struct sandbox_policy *p)
 		add_xdg(p, "XDG_CONFIG_HOME", ".config");
 		add_xdg(p, "XDG_DATA_HOME", ".local/share");
 	}
+	db = place_sessions_db();
+	place_db_paths(db, &p->masks);
+	free(db);
 	/* uid 0 owns these, and owners read without any capability. */
 	strv_push(&p->masks, "/etc/shadow");
 	strv_push(&p->masks, "/etc/gshadow");
@@ -251,8 +301,6 @@ child_paths(struct sandbox_child *c, int view)
 		strv_push(&c->devices, devs[i]);
 }
 
-static void rmtree_at(int at, const char *name, dev_t dev, int depth);
-
 /*
  * A call killed outright (SIGKILL) leaves its temp directory and its
  * cgroup behind.  A live call holds a lock on its directory (process 1
@@ -281,7 +329,7 @@ sweep(const char *base)
 		    st.st_ctime < time(NULL) - 60 &&
 		    flock(fd, LOCK_EX | LOCK_NB) == 0) {
 			cgroup_sweep(de->d_name);
-			rmtree_at(dirfd(d), de->d_name, st.st_dev, 0);
+			rmtree_at(dirfd(d), de->d_name);
 		}
 		close(fd);
 	}
@@ -400,6 +448,21 @@ spawn_plain(struct sandbox_child *c, const struct sandbox_policy *p,
 	return pid;
 }
 
+/* The repositories of the writable paths: what git must find as it was. */
+static void
+guard(struct sandbox *sb, const struct sandbox_policy *p)
+{
+	struct strv roots = { NULL, 0 };
+	size_t i;
+
+	strv_push(&roots, p->workspace);
+	for (i = 0; i < p->allow_write.n; i++)
+		strv_push(&roots, p->allow_write.v[i]);
+	gitguard_scan(&sb->guard, strv_list(&roots),
+	    strv_list(&p->allow_write));
+	strv_release(&roots);
+}
+
 int
 sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
     const struct sandbox_job *job, struct pi_error *e)
@@ -424,6 +487,8 @@ sandbox_start(struct sandbox *sb, const struct sandbox_policy *p,
 	sb->tmp_view = "/tmp";
 	if (tmpdir(sb, e) == -1)
 		return -1;
+	if (p->protect_git)
+		guard(sb, p);
 	snprintf(name, sizeof(name), "%s", strrchr(sb->tmpdir, '/') + 1);
 	cgroup_create(&sb->cg, name, p->pids_max, p->memory_max);
 	/* RLIMIT_NPROC holds for other uids; uid 0 needs the cgroup. */
@@ -729,46 +794,15 @@ sandbox_status(const struct sandbox *sb, const struct sandbox_policy *p)
 	return o;
 }
 
-/* rm -rf that follows no symlink and stays on one file system. */
-static void
-rmtree_at(int at, const char *name, dev_t dev, int depth)
+void
+sandbox_git_made(const struct sandbox *sb, struct strv *made)
 {
-	struct dirent *de;
-	struct stat st;
-	DIR *d;
-	int fd;
-
-	if (depth > 4096 || fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW)
-	    == -1)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlinkat(at, name, 0);
-		return;
-	}
-	if (st.st_dev != dev)
-		return;
-	/* The job may have left a directory we cannot list. */
-	(void)fchmodat(at, name, 0700, 0);
-	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	if (fd == -1 || (d = fdopendir(fd)) == NULL) {
-		if (fd != -1)
-			close(fd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 &&
-		    strcmp(de->d_name, "..") != 0)
-			rmtree_at(dirfd(d), de->d_name, dev, depth + 1);
-	closedir(d);
-	unlinkat(at, name, AT_REMOVEDIR);
+	gitguard_made(&sb->guard, made);
 }
 
 void
 sandbox_release(struct sandbox *sb)
 {
-	struct stat st;
-
 	if (sb->pid > 0 && !sb->reaped) {
 		sandbox_stop(sb, SIGKILL);
 		reap(sb);
@@ -784,8 +818,9 @@ sandbox_release(struct sandbox *sb)
 	if (sb->life != -1)
 		close(sb->life);
 	cgroup_remove(&sb->cg);
-	if (sb->tmpdir != NULL && lstat(sb->tmpdir, &st) == 0)
-		rmtree_at(AT_FDCWD, sb->tmpdir, st.st_dev, 0);
+	if (sb->tmpdir != NULL)
+		rmtree_at(AT_FDCWD, sb->tmpdir);
+	gitguard_release(&sb->guard);
 	if (sb->lock != -1)
 		close(sb->lock);
 	free(sb->tmpdir);

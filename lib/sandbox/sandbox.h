@@ -33,6 +33,7 @@
 #include <sys/types.h>
 
 #include "cgroup.h"
+#include "gitguard.h"
 #include "core/util.h"
 
 struct json_object;
@@ -45,7 +46,7 @@ struct sandbox_policy {
 	struct strv masks;		/* hidden: default and --deny-read */
 	int network;
 	int allow_degraded;
-	int protect_git;
+	int protect_git;		/* gitguard.h, in the writable paths */
 	long long timeout_ms;
 	long long grace_ms;
 	long long memory_max;
@@ -72,6 +73,7 @@ struct sandbox {
 	const char *tmp_view;	/* where the temp directory appears */
 	char *tmpdir;		/* on the host */
 	struct cgroup cg;
+	struct gitguard guard;	/* what of git stays read-only */
 	struct strv env;	/* the job's environment */
 	struct json_object *degraded;
 	int have_exit, exit_status;	/* the command's wait status */
@@ -96,7 +98,14 @@ struct sandbox_io {
 	volatile sig_atomic_t *interrupt;
 };
 
-/* Add the credential directories pi-tool hides by default to p->masks. */
+/*
+ * What pi-tool hides by default, to p->masks: the home directories
+ * (HOME's, the user's in passwd(5), /home and /root), and in them, were
+ * they shown, the files that hold keys, tokens and passwords; pi's own
+ * directories and the sessions database (place.h); the files of uid 0
+ * that no capability guards.  What tools need of a home (git's own
+ * configuration) is shown read-only, to p->allow_read.
+ */
 void sandbox_default_masks(struct sandbox_policy *p);
 /* Drop the masks that are real_path, as given or once resolved. */
 void sandbox_unmask(struct sandbox_policy *p, const char *real_path);
@@ -111,6 +120,8 @@ void sandbox_stop(struct sandbox *sb, int sig);
 /* {"enforced":[..],"degraded":[{"layer","reason"}],"landlock":{..},..} */
 struct json_object *sandbox_status(const struct sandbox *sb,
     const struct sandbox_policy *p);
+/* After sandbox_run: push to made each <root>/.git the call made. */
+void sandbox_git_made(const struct sandbox *sb, struct strv *made);
 void sandbox_release(struct sandbox *sb);
 
 /* Internal: the child side (sandbox_child.c). */

@@ -285,7 +285,8 @@ sandbox_child_init(struct sandbox_child *c)
 	v.writable = strv_list(&c->p->allow_write);
 	v.readable = strv_list(&c->p->allow_read);
 	v.masks = strv_list(&c->p->masks);
-	v.protect_git = c->p->protect_git;
+	v.git_pins = strv_list(&c->sb->guard.pins);
+	v.git_ro = strv_list(&c->sb->guard.ro);
 	if (mountview_build(&v, &e) == -1)
 		layer_failed(c, &e);
 	/* Nothing is forked before the supervisor has put us in the cgroup. */

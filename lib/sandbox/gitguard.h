@@ -1,0 +1,65 @@
+/*
+ * gitguard: what of the git repositories in a call's writable areas
+ * must not change, because git on the host runs it or takes its
+ * configuration or paths from it (pi-tool(1), SANDBOX and CAVEATS).
+ *
+ * gitguard_scan looks, in each writable root, for the repository that
+ * holds the root and for the repositories below it: breadth first, at
+ * most GITGUARD_DEPTH levels down and GITGUARD_DIRS directories listed
+ * in all, following no symbolic link.  Of each repository it keeps, in
+ * ro, what is to be read-only:
+ *   - its git directory, whole: a .git directory, or the one a .git
+ *     file names, and the common directory its commondir file names
+ *     (config, hooks, info, modules, worktrees, the index, refs and
+ *     objects: no commit is made in the sandbox);
+ *   - the .git file itself;
+ *   - the hooks directory that core.hooksPath names in the repository's
+ *     or the user's configuration (made when missing; husky's ".../_"
+ *     stubs run the scripts of their parent, which is kept too), a
+ *     core.fsmonitor program given as a path, and the files the
+ *     configuration includes (an empty one made when missing);
+ *   - .husky and .pre-commit-config.yaml at the top of its work tree.
+ * and, in pins, every directory between a writable root and those, to
+ * be bound over itself so that it cannot be renamed away and replaced.
+ * Only paths inside a writable root are kept: the rest of the view is
+ * read-only anyway.  A git directory that is itself one of the exempt
+ * paths (an explicit --allow-write) is left as it is.  absent lists
+ * <root>/.git for each root that has none, for gitguard_made to look
+ * at after the call.
+ *
+ * Roots are real absolute paths; so is everything kept.  Nothing here
+ * fails: what cannot be read is passed over.
+ */
+#ifndef PI_GITGUARD_H
+#define PI_GITGUARD_H
+
+#include <stddef.h>
+
+#include "core/util.h"
+
+#define GITGUARD_DEPTH	2	/* levels below a root */
+#define GITGUARD_DIRS	500	/* directories listed in all */
+#define GITGUARD_LOOKS	2000	/* and, on the last level, looked at */
+#define GITGUARD_REPOS	256	/* repositories, submodules included */
+
+struct gitguard {
+	struct strv ro;		/* sorted; none inside another */
+	struct strv pins;	/* sorted; none inside an ro path */
+	struct strv absent;
+	/* While scanning. */
+	const char *const *roots;
+	const char *const *exempt;
+	size_t listed, looked;
+	struct strv seen;	/* work trees done */
+	struct strv hookv;	/* the user's own core.hooksPath */
+	const char *wt;		/* the work tree whose config is read */
+	size_t hashlen;		/* of its index */
+};
+
+void gitguard_scan(struct gitguard *g, const char *const *roots,
+    const char *const *exempt);
+/* Push to made the paths of absent that exist now. */
+void gitguard_made(const struct gitguard *g, struct strv *made);
+void gitguard_release(struct gitguard *g);
+
+#endif
