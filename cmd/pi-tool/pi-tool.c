@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,28 +135,59 @@ read_call(struct toolcall *c, struct pi_error *e)
 	return rc;
 }
 
-/* Where full outputs are kept: ours alone, and seen by later calls. */
+static int
+ours(const char *dir)
+{
+	struct stat st;
+
+	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == getuid() && (st.st_mode & 077) == 0;
+}
+
+/*
+ * Where full outputs are kept, ours alone: --output-dir (pi-loop gives
+ * each session its own), else one directory per workspace, so that no
+ * call sees another workspace's outputs.  Shown to the call read-only;
+ * what holds the others is hidden.
+ */
 static char *
 output_dir(void)
 {
 	const char *base = getenv("TMPDIR");
-	struct stat st;
-	char *d;
+	char *d, *top = NULL, *slash;
+	uint64_t h = 14695981039346656037ULL;
+	const char *p;
 
-	if (output_dir_flag != NULL)
+	if (output_dir_flag != NULL) {
 		d = xstrdup(output_dir_flag);
-	else
-		d = xasprintf("%s/pi-tool-output.%lu", base && *base == '/' ?
+		/* Its parent too, ours alone, when it is missing. */
+		if ((slash = strrchr(d, '/')) != NULL && slash != d) {
+			*slash = '\0';
+			(void)mkdir(d, 0700);
+			*slash = '/';
+		}
+	} else {
+		/* FNV-1a of the workspace's real path. */
+		for (p = policy.workspace; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		top = xasprintf("%s/pi-tool-output.%lu", base && *base == '/' ?
 		    base : "/tmp", (unsigned long)getuid());
+		d = xasprintf("%s/%016llx", top, (unsigned long long)h);
+		(void)mkdir(top, 0700);
+		strv_push(&policy.masks, top);
+	}
 	if (mkdir(d, 0700) == -1 && errno != EEXIST)
 		snprintf(output_why, sizeof(output_why), "%s: %s", d,
 		    strerror(errno));
-	else if (lstat(d, &st) == -1 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != getuid() || (st.st_mode & 077) != 0)
+	else if (!ours(d) || (top != NULL && !ours(top)))
 		snprintf(output_why, sizeof(output_why), "%s is not a "
-		    "directory of ours that only we may read", d);
-	else
+		    "directory of ours that only we may read", ours(d) ?
+		    top : d);
+	else {
+		free(top);
 		return d;
+	}
+	free(top);
 	free(d);
 	return NULL;
 }
@@ -451,7 +483,8 @@ main(int argc, char **argv)
 	sandbox_default_masks(&policy);
 	options(argc, argv, &list);
 	env.emit = emit;
-	if ((env.output_dir = output_dir()) != NULL)
+	/* A --schema run has no output to keep. */
+	if (!list && (env.output_dir = output_dir()) != NULL)
 		strv_push(&policy.allow_read, env.output_dir);
 	/* From here on a signal is taken only where sandbox_run waits. */
 	sigemptyset(&block);

@@ -179,6 +179,30 @@ degraded_notice(const struct sandbox *sb, struct buf *out)
 		(void)buf_adds(out, "]\n\n");
 }
 
+static void blank_line(struct buf *b);
+
+/*
+ * A repository the call made where there was none: git on the host
+ * would run its hooks and read its config, which the call wrote.  It
+ * cannot be prevented (git init is a fair request); it is said.
+ */
+static void
+git_notice(const struct sandbox *sb, struct buf *out)
+{
+	struct strv made = { NULL, 0 };
+	size_t i;
+
+	sandbox_git_made(sb, &made);
+	for (i = 0; i < made.n; i++) {
+		blank_line(out);
+		(void)buf_addf(out, "[pi-tool: this call made the git "
+		    "repository %s: git on the host runs its hooks and reads "
+		    "its config, both written here; check them before using "
+		    "git there]", made.v[i]);
+	}
+	strv_release(&made);
+}
+
 /* End text with one empty line, whatever it ended with. */
 static void
 blank_line(struct buf *b)
@@ -362,6 +386,7 @@ finish(struct run *r, const struct sandbox *sb,
 		end_command(r, o, ev, &text, &x);
 	else
 		end_builtin(r, o, ev, &text, &x);
+	git_notice(sb, &text);
 	jsonx_set_bool(ev, "success", x.code == NULL);
 	jsonx_set(ev, "output", jsonx_new_str(text.data, text.len));
 	if (x.code != NULL) {
