@@ -31,6 +31,8 @@ cat >tool <<EOF
 #!/bin/sh
 echo \$\$ >>"$TMP/pids"
 printf '%s\n' "\$*" >>"$TMP/tool.argv"
+# pi-loop gives pi-tool no variable of the test's: SEEN_WS is in a file.
+[ -s "$TMP/seen_ws" ] && SEEN_WS=\$(cat "$TMP/seen_ws")
 if [ "\$1" != --list ] && [ -n "\$SEEN_WS" ]; then
 	s=\$("$ROOT/bin/pi-sess" ls --cwd "\$SEEN_WS" </dev/null | head -n 1 | jq -r .id)
 	"$ROOT/bin/pi-sess" log "\$s" </dev/null >>"$TMP/seen"
@@ -135,7 +137,7 @@ cat >one.faux <<'EOF'
 EOF
 mkdir -p ws1 && cp "$WS/greeting.txt" ws1/ || exit 1
 check_exit 'one tool, then an answer: exit 0' 0 \
-	'(SEEN_WS=$TMPR/ws1 && export SEEN_WS && loop one.faux one.out -w ws1 -m faux/demo read it)'
+	'(echo "$TMPR/ws1" >seen_ws && loop one.faux one.out -w ws1 -m faux/demo read it; rc=$?; rm seen_ws; exit $rc)'
 norm one.out >one.norm
 check_same 'one tool: the golden event sequence' "$FIX/run-one-tool.golden" one.norm
 check 'I9: the assistant message_end comes before tool_execution_start' '
@@ -343,7 +345,7 @@ check '-c: the same session, resumed; the context holds the first run' '
 check '-c in another workspace: a new session of its own' '
 	loop c2.faux d.out -c -w wsd -m faux/demo other &&
 	[ "$(sid d.out)" != "$(sid c1.out)" ] && jqs d.out ".[0] | has(\"resumedFrom\") | not"'
-check_exit '-s with an unknown session: exit 3' 3 'loop c2.faux s.out -s nosuch -m faux/demo hi'
+check_exit '-s with an unknown session: exit 3' 3 'loop c2.faux s.out -s nosuch -w "$WS" -m faux/demo hi'
 check '-s unknown: an error and an agent_end line, no model call' '
 	[ ! -e llm.in.1 ] && grep -q nosuch s.out.err &&
 	jqs s.out "map(.type) == [\"error\",\"agent_end\"] and (.[0].message | contains(\"nosuch\")) and
@@ -353,7 +355,7 @@ sleep 60 &
 HOLDER=$!
 trap 'kill -KILL "$HOLDER" 2>/dev/null; fake_stop; rm -rf "$TMP"' EXIT
 check 'a live process holds the lock of the session' 'pi-sess lock --pid "$HOLDER" "$SC"'
-check_exit 'a run of a locked session: exit 75' 75 'loop c2.faux l.out -s "$SC" -m faux/demo hi'
+check_exit 'a run of a locked session: exit 75' 75 'loop c2.faux l.out -s "$SC" -w "$WS" -m faux/demo hi'
 check 'locked: an error and agent_end, no model call; the lock stays the holder'"'"'s' '
 	[ ! -e llm.in.1 ] &&
 	jqs l.out "map(.type) == [\"error\",\"agent_end\"] and .[0].recoverable == true and .[1].exitCode == 75" &&
@@ -361,7 +363,7 @@ check 'locked: an error and agent_end, no model call; the lock stays the holder'
 kill -KILL "$HOLDER"; wait "$HOLDER" 2>/dev/null
 check '-s with a prefix: resumed, the dead holder'"'"'s lock taken over, then released' '
 	printf "%s\n" "\"third answer\"" >>c2.faux &&
-	loop c2.faux l2.out -s "$(echo "$SC" | cut -c1-30)" -m faux/demo third &&
+	loop c2.faux l2.out -s "$(echo "$SC" | cut -c1-30)" -w "$WS" -m faux/demo third &&
 	is "$(sid l2.out)" "$SC" && grep -q "pid $HOLDER, which is gone" l2.out.err &&
 	is "$(pi-sess show "$SC" | jq -c .lock)" null'
 
@@ -432,7 +434,7 @@ check 'the pi-sess wrapper ran every verb: new, lock, append, context, unlock' '
 check 'the pi-llm and pi-tool wrappers ran each call' '
 	[ "$(wc -l <pids)" -eq 4 ] &&
 	is "$(cat llm.argv | tr "\n" ,)" "-m faux/demo --idle-timeout 120,-m faux/demo --idle-timeout 120," &&
-	is "$(cat tool.argv | tr "\n" ,)" "--list,-w $TMPR/ws,"'
+	is "$(cut -d" " -f1-4 tool.argv | tr "\n" ,)" "--list -w $TMPR/ws --deny-read,-w $TMPR/ws --deny-read $TMPR/pi/sessions.db,"'
 
 # --- Usage errors: exit 2, nothing on stdout.
 check_exit 'no prompt and no session: exit 2' 2 \

@@ -82,7 +82,8 @@ struct opts {
 	const char *policy;
 	char *system, *append_system;	/* the text, files read */
 	int cont, new_session, no_session, network, allow_degraded;
-	int print, rpc, verbose_context;
+	int print, rpc, verbose_context, db_in_workspace;
+	struct strv allow_read;		/* --allow-read, for every pi-tool */
 	long max_turns, parallel;
 	long long timeout_ms, idle_ms, grace_ms;
 	double max_cost;		/* < 0: none */
@@ -92,6 +93,7 @@ struct opts {
 struct loop {
 	struct opts o;
 	char *db;		/* the database path given to pi-sess */
+	char *dbpath;		/* and where it is, real as far as it exists */
 	char *tmpdir;		/* --no-session: removed at exit */
 	char *workspace;	/* absolute */
 	char session[80];
@@ -148,6 +150,8 @@ void loop_error_event(const char *code, const char *msg, int recoverable);
 void loop_stop(enum term t, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 char **stage_argv(const char *name, const char *const *args);
+/* stagenv.c: the environment of pi-sess and pi-tool, without keys. */
+char **stage_env(void);
 void stage_argv_free(char **argv);
 struct child *child_start(enum child_kind kind, char **argv,
     const char *input, size_t inlen, int idx, struct pi_error *e);

@@ -25,7 +25,9 @@
 #include "core/event.h"
 #include "core/jsonx.h"
 #include "core/ndjson.h"
+#include "core/place.h"
 #include "core/proc.h"
+#include "core/rmtree.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -34,7 +36,9 @@ struct loop L;
 static const char usage_text[] =
     "usage: pi-loop [-hpV] [-c | --new | --no-session | -s session] "
     "[-d db] [-m [provider/]model]\n"
-    "               [-t level] [-w dir] [--allow-degraded] [--api api] "
+    "               [-t level] [-w dir] [--allow-db-in-workspace] "
+    "[--allow-degraded]\n"
+    "               [--allow-read path] [--api api] "
     "[--append-system text | @file]\n"
     "               [--base-url url] [--context-window n] "
     "[--deny-tools list] [--grace dur]\n"
@@ -272,7 +276,8 @@ enum {
 	OPT_NEW = 256, OPT_NO_SESSION, OPT_PARENT, OPT_API, OPT_BASE_URL, OPT_NETWORK,
 	OPT_TOOLS, OPT_DENY, OPT_TOOL_DIR, OPT_POLICY, OPT_MAX_TURNS, OPT_TIMEOUT,
 	OPT_IDLE, OPT_GRACE, OPT_MAX_COST, OPT_PARALLEL, OPT_SYSTEM, OPT_APPEND, OPT_RPC,
-	OPT_VERBOSE, OPT_WINDOW, OPT_RESERVE, OPT_KEEP, OPT_DEGRADED
+	OPT_VERBOSE, OPT_WINDOW, OPT_RESERVE, OPT_KEEP, OPT_DEGRADED,
+	OPT_ALLOW_READ, OPT_DB_IN_WS
 };
 
 static const struct option longopts[] = {
@@ -302,6 +307,8 @@ static const struct option longopts[] = {
 	{ "reserve", required_argument, NULL, OPT_RESERVE },
 	{ "keep-recent", required_argument, NULL, OPT_KEEP },
 	{ "allow-degraded", no_argument, NULL, OPT_DEGRADED },
+	{ "allow-read", required_argument, NULL, OPT_ALLOW_READ },
+	{ "allow-db-in-workspace", no_argument, NULL, OPT_DB_IN_WS },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -391,6 +398,8 @@ options(int argc, char **argv)
 			o->keep_recent = count("--keep-recent", optarg, 1);
 			break;
 		case OPT_DEGRADED: o->allow_degraded = 1; break;
+		case OPT_ALLOW_READ: strv_push(&o->allow_read, optarg); break;
+		case OPT_DB_IN_WS: o->db_in_workspace = 1; break;
 		default:
 			usage();
 		}
@@ -429,6 +438,29 @@ prompt_text(int argc, char **argv)
 	return NULL;
 }
 
+/*
+ * The database of the run, found as pi-sess finds it; refused inside
+ * the workspace, where every tool could read and rewrite it, unless
+ * asked for.  Nothing is made before this.
+ */
+static int
+check_db(void)
+{
+	char *db = L.db ? xstrdup(L.db) : place_sessions_db();
+
+	L.dbpath = place_resolve(db);
+	free(db);
+	if (L.tmpdir == NULL && !L.o.db_in_workspace &&
+	    place_holds(L.workspace, L.dbpath)) {
+		fprintf(stderr, "pi-loop: the sessions database '%s' is inside "
+		    "the workspace '%s', where every tool could read and "
+		    "rewrite it: give -d a path outside it, or "
+		    "--allow-db-in-workspace\n", L.dbpath, L.workspace);
+		return PI_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int
 setup(void)
 {
@@ -457,6 +489,8 @@ setup(void)
 		L.db = xasprintf("%s/sessions.db", L.tmpdir);
 	} else if (L.o.db != NULL)
 		L.db = xstrdup(L.o.db);
+	if ((code = check_db()) != 0)
+		return code;
 	/* The tool list is made while the session is opened. */
 	if ((list = tools_list_start(&e)) == NULL)
 		return setup_fail(e.status, "%s", e.msg);
@@ -493,7 +527,6 @@ static void
 teardown(void)
 {
 	struct child *c;
-	char *cmd;
 
 	recorder_stop();
 	for (c = L.children; c != NULL; c = L.children) {
@@ -502,19 +535,9 @@ teardown(void)
 	}
 	if (L.locked)
 		(void)lock("unlock");
-	if (L.tmpdir != NULL) {
-		/* The temporary database and its WAL files. */
-		cmd = xasprintf("%s/sessions.db", L.tmpdir);
-		(void)unlink(cmd);
-		free(cmd);
-		cmd = xasprintf("%s/sessions.db-wal", L.tmpdir);
-		(void)unlink(cmd);
-		free(cmd);
-		cmd = xasprintf("%s/sessions.db-shm", L.tmpdir);
-		(void)unlink(cmd);
-		free(cmd);
-		(void)rmdir(L.tmpdir);
-	}
+	/* The temporary database, its WAL files and its full outputs. */
+	if (L.tmpdir != NULL)
+		rmtree_at(AT_FDCWD, L.tmpdir);
 }
 
 int

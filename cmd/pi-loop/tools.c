@@ -20,6 +20,7 @@
 #include "core/context.h"
 #include "core/event.h"
 #include "core/jsonx.h"
+#include "core/place.h"
 #include "core/util.h"
 #include "core/banned.h"
 
@@ -255,21 +256,58 @@ add_lines(const char *text, size_t len, int layer,
 	}
 }
 
+/*
+ * pi-tool's argv, with the sandbox of the run for every invocation,
+ * --list included (a custom tool's --schema runs in it): the
+ * workspace, the network, the paths shown, the database hidden wherever
+ * it is, and, once there is a session, where its full outputs go.
+ */
+static char **
+tool_argv(const char *first)
+{
+	struct strv a = { NULL, 0 }, db = { NULL, 0 };
+	char **argv, *out;
+	size_t i;
+
+	if (first != NULL)
+		strv_push(&a, first);
+	strv_push(&a, "-w");
+	strv_push(&a, L.workspace);
+	if (L.o.network)
+		strv_push(&a, "--network");
+	if (L.o.allow_degraded)
+		strv_push(&a, "--allow-degraded");
+	if (L.o.tool_dir != NULL) {
+		strv_push(&a, "--tool-dir");
+		strv_push(&a, L.o.tool_dir);
+	}
+	for (i = 0; i < L.o.allow_read.n; i++) {
+		strv_push(&a, "--allow-read");
+		strv_push(&a, L.o.allow_read.v[i]);
+	}
+	place_db_paths(L.dbpath, &db);
+	for (i = 0; i < db.n; i++) {
+		strv_push(&a, "--deny-read");
+		strv_push(&a, db.v[i]);
+	}
+	if (*L.session) {
+		out = place_outputs(L.dbpath, L.session);
+		strv_push(&a, "--output-dir");
+		strv_push(&a, out);
+		free(out);
+	}
+	argv = stage_argv("pi-tool", strv_list(&a));
+	strv_release(&db);
+	strv_release(&a);
+	return argv;
+}
+
 struct child *
 tools_list_start(struct pi_error *e)
 {
-	const char *args[6];
 	struct child *c;
-	char **argv;
-	size_t n = 0;
+	char **argv = tool_argv("--list");
 
-	args[n++] = "--list";
-	if (L.o.tool_dir != NULL) {
-		args[n++] = "--tool-dir";
-		args[n++] = L.o.tool_dir;
-	}
-	args[n] = NULL;
-	argv = stage_argv("pi-tool", args);
 	c = child_start(K_CAPTURE, argv, NULL, 0, 0, e);
 	stage_argv_free(argv);
 	return c;
@@ -440,11 +478,9 @@ static void
 start_call(struct call *k)
 {
 	const struct tool *t = find_tool(k->name, 1);
-	const char *args[12];
 	struct json_object *in;
 	struct pi_error e;
 	char **argv, *text;
-	size_t n = 0;
 
 	k->started = pi_mono_ms();
 	if (k->duplicate) {
@@ -477,17 +513,6 @@ start_call(struct call *k)
 		    jsonx_str(k->input, "reason") : "");
 		return;
 	}
-	args[n++] = "-w";
-	args[n++] = L.workspace;
-	if (L.o.network)
-		args[n++] = "--network";
-	if (L.o.allow_degraded)
-		args[n++] = "--allow-degraded";
-	if (L.o.tool_dir != NULL) {
-		args[n++] = "--tool-dir";
-		args[n++] = L.o.tool_dir;
-	}
-	args[n] = NULL;
 	in = json_object_new_object();
 	jsonx_set_str(in, "toolCallId", k->id);
 	jsonx_set_str(in, "toolName", k->name);
@@ -497,7 +522,7 @@ start_call(struct call *k)
 		jsonx_set_str(in, "messageId", message_id);
 	text = xasprintf("%s\n", jsonx_string(in, NULL));
 	json_object_put(in);
-	argv = stage_argv("pi-tool", args);
+	argv = tool_argv(NULL);
 	k->child = child_start(K_TOOL, argv, text, strlen(text),
 	    (int)(k - calls), &e);
 	stage_argv_free(argv);

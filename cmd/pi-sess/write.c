@@ -15,6 +15,8 @@
 #include "core/buf.h"
 #include "core/event.h"
 #include "core/jsonx.h"
+#include "core/place.h"
+#include "core/rmtree.h"
 #include "core/util.h"
 #include "store/projection.h"
 #include "store/store.h"
@@ -395,10 +397,26 @@ locked_err(const struct store_session *ss, struct pi_error *e)
 	    when);
 }
 
+/* The full outputs of removed sessions go with them (pi-loop(1)). */
+static void
+rm_outputs(const struct strv *ids)
+{
+	char *path = opt.db ? xstrdup(opt.db) : store_default_path(), *p;
+	size_t i;
+
+	for (i = 0; i < ids->n; i++) {
+		p = place_outputs(path, ids->v[i]);
+		rmtree_at(AT_FDCWD, p);
+		free(p);
+	}
+	free(path);
+}
+
 int
 verb_rm(int argc, char **argv)
 {
 	struct store_session ss, sub;
+	struct strv ids = { NULL, 0 };
 	struct subtree t;
 	struct pi_error e;
 	size_t i;
@@ -433,14 +451,17 @@ verb_rm(int argc, char **argv)
 			store_session_release(&sub);
 			goto out;
 		}
+		strv_push(&ids, sub.id);
 		store_session_release(&sub);
 	}
 	if (store_session_rm(&db, t.v, t.n, &e) == -1)
 		goto out;
 	rc = 0;
 out:
-	rc = done(rc, &e);
+	if ((rc = done(rc, &e)) == 0)
+		rm_outputs(&ids);
 free:
+	strv_release(&ids);
 	store_session_release(&ss);
 	buf_release(&t.kids);
 	free(t.v);

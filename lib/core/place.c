@@ -1,8 +1,11 @@
 /* place: see place.h. */
+#define _XOPEN_SOURCE 700	/* realpath */
 #include "place.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "banned.h"
@@ -52,4 +55,35 @@ place_holds(const char *a, const char *b)
 	if (strcmp(a, "/") == 0)
 		return *b == '/';
 	return strncmp(a, b, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+char *
+place_resolve(const char *path)
+{
+	char real[PATH_MAX], cwd[PATH_MAX], *p, *s, *out;
+
+	if (*path == '/')
+		p = xstrdup(path);
+	else
+		p = xasprintf("%s/%s", getcwd(cwd, sizeof(cwd)) ? cwd : ".",
+		    path);
+	if (realpath(p, real) != NULL) {
+		free(p);
+		return xstrdup(real);
+	}
+	for (s = p + strlen(p); s > p; s--) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (realpath(*p ? p : "/", real) != NULL) {
+			*s = '/';
+			out = xasprintf("%s%s", strcmp(real, "/") == 0 ? "" :
+			    real, s);
+			free(p);
+			return out;
+		}
+		*s = '/';
+	}
+	free(p);
+	return xstrdup(path);
 }

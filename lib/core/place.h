@@ -20,6 +20,11 @@ char *place_outputs(const char *db, const char *session);
 /* What a sandbox must hide of a database: DB, its SQLite files and
  * DB.outputs, pushed to v. */
 void place_db_paths(const char *db, struct strv *v);
+/*
+ * path made absolute and real as far as it exists: the real path of
+ * its deepest existing directory, and the rest as written.
+ */
+char *place_resolve(const char *path);
 /* Whether path a is b or a directory above it ("/" holds everything). */
 int place_holds(const char *a, const char *b);
 
