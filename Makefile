@@ -60,7 +60,7 @@ HDR = lib/core/banned.h lib/core/buf.h lib/core/context.h \
 PROGS = bin/pi bin/pi-llm bin/pi-tool bin/pi-sess bin/pi-loop bin/pi-view
 LOOPOBJ = cmd/pi-loop/pi-loop.o cmd/pi-loop/stage.o cmd/pi-loop/turn.o \
 	cmd/pi-loop/tools.o cmd/pi-loop/rpc.o cmd/pi-loop/compact.o \
-	cmd/pi-loop/prompt.o
+	cmd/pi-loop/prompt.o cmd/pi-loop/stagenv.o
 SESSOBJ = cmd/pi-sess/pi-sess.o cmd/pi-sess/read.o cmd/pi-sess/write.o \
 	cmd/pi-sess/append.o cmd/pi-sess/port.o
 LLMPROGOBJ = cmd/pi-llm/pi-llm.o cmd/pi-llm/call.o cmd/pi-llm/serve.o

@@ -231,6 +231,22 @@ stage_argv_free(char **argv)
 static int on_child_line(void *arg, struct json_object *o, size_t lineno,
     struct pi_error *e);
 
+extern char **environ;
+
+/* proc_spawn, with keys only for pi-llm (stagenv.c). */
+static int
+spawn(struct proc *p, char **argv, int flags, int keys, struct pi_error *e)
+{
+	char **saved = environ;
+	int rc;
+
+	if (!keys)
+		environ = stage_env();
+	rc = proc_spawn(p, argv, flags, e);
+	environ = saved;
+	return rc;
+}
+
 struct child *
 child_start(enum child_kind kind, char **argv, const char *input,
     size_t inlen, int idx, struct pi_error *e)
@@ -254,7 +270,7 @@ child_start(enum child_kind kind, char **argv, const char *input,
 	ndjson_reader_init(&c->r, c->name, on_child_line, c);
 	if (input != NULL)
 		(void)buf_add(&c->in, input, inlen);
-	if (proc_spawn(&c->p, argv, flags, e) == -1) {
+	if (spawn(&c->p, argv, flags, kind == K_LLM, e) == -1) {
 		buf_release(&c->out);
 		buf_release(&c->in);
 		ndjson_reader_release(&c->r);
@@ -559,8 +575,8 @@ stage_run(const char *name, const char *const *args, const char *input,
 	ssize_t n;
 	int code;
 
-	if (proc_spawn(&p, argv, PROC_OUT | (input ? PROC_IN : PROC_NULL_IN),
-	    e) == -1) {
+	if (spawn(&p, argv, PROC_OUT | (input ? PROC_IN : PROC_NULL_IN),
+	    strcmp(name, "pi-llm") == 0, e) == -1) {
 		stage_argv_free(argv);
 		return -1;
 	}
