@@ -61,9 +61,10 @@ check '--allow-read of one of them shows it' "
 	    --allow-read '$H/.cache/huggingface' &&
 	out | grep -q 'SECRET-.cache/huggingface/token'"
 # Every user's home, whoever HOME says we are.
-if [ -d /root ] && [ -n "$(ls -A /root 2>/dev/null | grep -v -e '^\.gitconfig$' -e '^\.config$')" ]; then
-	escape '/root is hidden, whatever HOME says' 'ls -A /root' \
-		"! out | grep -v -e '^ALIVE\$' -e '^\\.gitconfig\$' -e '^\\.config\$' | grep -q ."
+roots=$(ls -A /root 2>/dev/null | grep -v -e '^\.gitconfig$' -e '^\.config$' | head -1)
+if [ -n "$roots" ]; then
+	escape '/root is hidden, whatever HOME says' 'ls -A /root 2>&1' \
+		"! out | grep -qxF '$roots'"
 else
 	skip '/root is hidden' 'no /root, or nothing in it to hide'
 fi

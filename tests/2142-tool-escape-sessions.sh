@@ -18,6 +18,7 @@ done
 mkdir -p "$TMP/data/s.db.outputs/other" &&
 	echo "SECRET-output-$$" >"$TMP/data/s.db.outputs/other/c1.log"
 chmod -R a+rX "$TMP/data"
+[ -z "${PI_TEST_AS:-}" ] || chown "${PI_TEST_UID:-65534}" "$TMP/data/s.db.outputs"
 PI_SESSIONS_DB=$TMP/data/s.db
 export PI_SESSIONS_DB
 escape 'PI_SESSIONS_DB: the database, its -wal, -shm and -journal, and its outputs' \
