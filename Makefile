@@ -69,7 +69,8 @@ VIEWOBJ = cmd/pi-view/pi-view.o cmd/pi-view/render.o
 UNIT = tests/unit/buf.t tests/unit/ndjson.t tests/unit/sse.t \
 	tests/unit/utf8.t tests/unit/reply.t tests/unit/tools_fs.t \
 	tests/unit/validate.t tests/unit/truncate.t tests/unit/pathmatch.t \
-	tests/unit/tools_search.t tests/unit/retrans.t tests/unit/udiff.t
+	tests/unit/tools_search.t tests/unit/retrans.t tests/unit/udiff.t \
+	tests/unit/gitfile.t
 MAN1 = man/pi.1 man/pi-llm.1 man/pi-loop.1 man/pi-sess.1 man/pi-tool.1 \
 	man/pi-view.1
 MAN5 = man/pi-events.5 man/pi-models.5 man/pi-session.5
