@@ -27,9 +27,9 @@ LLMOBJ = lib/llm/catalog.o lib/llm/config.o lib/llm/curlfn.o \
 	lib/llm/provider_responses.o lib/llm/record.o lib/llm/reply.o \
 	lib/llm/schema.o lib/llm/sse.o
 SANDBOXOBJ = lib/sandbox/cgroup.o lib/sandbox/confine.o \
-	lib/sandbox/denylist.o lib/sandbox/gitfile.o lib/sandbox/gitguard.o \
-	lib/sandbox/landlock.o lib/sandbox/mountview.o lib/sandbox/sandbox.o \
-	lib/sandbox/sandbox_child.o
+	lib/sandbox/denylist.o lib/sandbox/gitfile.o lib/sandbox/gitfind.o \
+	lib/sandbox/gitguard.o lib/sandbox/landlock.o lib/sandbox/mountview.o \
+	lib/sandbox/sandbox.o lib/sandbox/sandbox_child.o
 TOOLOBJ = lib/tool/capture.o lib/tool/pathmatch.o lib/tool/retrans.o \
 	lib/tool/tool_edit.o lib/tool/tool_fs.o lib/tool/tool_ls.o \
 	lib/tool/tool_search.o lib/tool/toolcall.o lib/tool/tooldir.o \
@@ -50,8 +50,8 @@ HDR = lib/core/banned.h lib/core/buf.h lib/core/context.h \
 	lib/llm/llm.h lib/llm/provider.h lib/llm/record.h lib/llm/reply.h \
 	lib/llm/schema.h lib/llm/sse.h \
 	lib/sandbox/cgroup.h lib/sandbox/confine.h lib/sandbox/denylist.h \
-	lib/sandbox/gitfile.h lib/sandbox/gitguard.h lib/sandbox/landlock.h \
-	lib/sandbox/mountview.h lib/sandbox/sandbox.h \
+	lib/sandbox/gitfile.h lib/sandbox/gitfind.h lib/sandbox/gitguard.h \
+	lib/sandbox/landlock.h lib/sandbox/mountview.h lib/sandbox/sandbox.h \
 	lib/tool/capture.h lib/tool/pathmatch.h lib/tool/retrans.h \
 	lib/tool/toolcall.h lib/tool/tooldir.h lib/tool/tools.h \
 	lib/tool/truncate.h lib/tool/udiff.h lib/tool/validate.h \

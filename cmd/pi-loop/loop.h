@@ -83,7 +83,7 @@ struct opts {
 	char *system, *append_system;	/* the text, files read */
 	int cont, new_session, no_session, network, allow_degraded;
 	int print, rpc, verbose_context, db_in_workspace;
-	struct strv allow_read;		/* --allow-read, for every pi-tool */
+	struct strv allow_read;	/* --allow-read, for every pi-tool */
 	long max_turns, parallel;
 	long long timeout_ms, idle_ms, grace_ms;
 	double max_cost;		/* < 0: none */
@@ -93,7 +93,7 @@ struct opts {
 struct loop {
 	struct opts o;
 	char *db;		/* the database path given to pi-sess */
-	char *dbpath;		/* and where it is, real as far as it exists */
+	char *dbpath;		/* where it is, real as far as it exists */
 	char *tmpdir;		/* --no-session: removed at exit */
 	char *workspace;	/* absolute */
 	char session[80];

@@ -1,11 +1,7 @@
-/*
- * gitguard: see gitguard.h.  _GNU_SOURCE for d_type, which spares a
- * stat of every entry of the directories listed.
- */
-#define _GNU_SOURCE
+/* gitguard: see gitguard.h.  _XOPEN_SOURCE for realpath. */
+#define _XOPEN_SOURCE 700
 #include "gitguard.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,12 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <stdint.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "gitfile.h"
+#include "gitfind.h"
 #include "core/place.h"
 #include "core/banned.h"
 
@@ -81,9 +76,9 @@ static int
 odd_parts(const char *p)
 {
 	for (; *p != '\0'; p++)
-		if (p[0] == '/' && (p[1] == '/' || (p[1] == '.' && (p[2] == '/' ||
-		    p[2] == '\0' || (p[2] == '.' && (p[3] == '/' ||
-		    p[3] == '\0'))))))
+		if (p[0] == '/' && (p[1] == '/' || (p[1] == '.' &&
+		    (p[2] == '/' || p[2] == '\0' || (p[2] == '.' &&
+		    (p[3] == '/' || p[3] == '\0'))))))
 			return 1;
 	return 0;
 }
@@ -379,90 +374,10 @@ enclosing(struct gitguard *g, const char *root)
 	free(p);
 }
 
-static int
-lstat_git(const char *dir)
-{
-	struct stat st;
-	char *p = xasprintf("%s/.git", dir);
-	int rc = lstat(p, &st) == 0;
-
-	free(p);
-	return rc;
-}
-
-struct dirq {
-	char *path;
-	int depth;
-};
-
-/* getdents64(2)'s record: no DIR, whose fdopendir costs three calls. */
-struct dent {
-	uint64_t ino;
-	int64_t off;
-	unsigned short reclen;
-	unsigned char type;
-	char name[];
-};
-
-/* Breadth first below root, within the bounds of gitguard.h. */
 static void
-scan_root(struct gitguard *g, const char *root)
+found(void *arg, const char *wt)
 {
-	struct dirq *q = xcalloc(1, sizeof(*q));
-	size_t n = 1, head = 0, cap = 1;
-	char buf[32768];
-	struct dent *de;
-	struct stat st;
-	long got, off;
-	int fd, found, dir;
-
-	q[0].path = xstrdup(root);
-	for (; head < n && g->listed < GITGUARD_DIRS &&
-	    g->looked < GITGUARD_LOOKS; head++) {
-		/* The last level is only looked at: a stat, not a listing. */
-		if (q[head].depth == GITGUARD_DEPTH) {
-			found = lstat_git(q[head].path);
-			g->looked++;
-			if (found)
-				repo(g, q[head].path);
-			continue;
-		}
-		fd = open(q[head].path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-		if (fd == -1)
-			continue;
-		g->listed++;
-		found = 0;
-		while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) >
-		    0)
-			for (off = 0; off < got; off += de->reclen) {
-				de = (struct dent *)(buf + off);
-				if (strcmp(de->name, ".git") == 0) {
-					found = 1;
-					continue;
-				}
-				if (de->name[0] == '.' && (de->name[1] == '\0' ||
-				    (de->name[1] == '.' && de->name[2] == '\0')))
-					continue;
-				dir = de->type == DT_DIR || (de->type ==
-				    DT_UNKNOWN && fstatat(fd, de->name, &st,
-				    AT_SYMLINK_NOFOLLOW) == 0 &&
-				    S_ISDIR(st.st_mode));
-				if (!dir || n >= GITGUARD_DIRS + GITGUARD_LOOKS)
-					continue;
-				if (n == cap)
-					q = xrealloc(q, (cap *= 2) * sizeof(*q));
-				q[n].path = xasprintf("%s/%s", q[head].path,
-				    de->name);
-				q[n++].depth = q[head].depth + 1;
-			}
-		close(fd);
-		if (found)
-			repo(g, q[head].path);
-	}
-	while (n > 0)
-		free(q[--n].path);
-	free(q);
+	repo(arg, wt);
 }
 
 static int
@@ -519,7 +434,7 @@ gitguard_scan(struct gitguard *g, const char *const *roots,
 	}
 	for (i = 0; roots[i] != NULL; i++) {
 		enclosing(g, roots[i]);
-		scan_root(g, roots[i]);
+		gitfind(roots[i], &g->find, found, g);
 		p = xasprintf("%s/.git", roots[i]);
 		if (lstat(p, &st) == -1 && errno == ENOENT)
 			strv_push(&g->absent, p);

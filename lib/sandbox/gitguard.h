@@ -4,10 +4,10 @@
  * configuration or paths from it (pi-tool(1), SANDBOX and CAVEATS).
  *
  * gitguard_scan looks, in each writable root, for the repository that
- * holds the root and for the repositories below it: breadth first, at
- * most GITGUARD_DEPTH levels down and GITGUARD_DIRS directories listed
- * in all, following no symbolic link.  Of each repository it keeps, in
- * ro, what is to be read-only:
+ * holds the root and for those below it: every submodule its index
+ * names, at any depth, its linked work trees, and others as far as
+ * gitfind.h looks; GITGUARD_REPOS in all.  Of each repository it keeps,
+ * in ro, what is to be read-only:
  *   - its git directory, whole: a .git directory, or the one a .git
  *     file names, and the common directory its commondir file names
  *     (config, hooks, info, modules, worktrees, the index, refs and
@@ -35,11 +35,9 @@
 
 #include <stddef.h>
 
+#include "gitfind.h"
 #include "core/util.h"
 
-#define GITGUARD_DEPTH	2	/* levels below a root */
-#define GITGUARD_DIRS	500	/* directories listed in all */
-#define GITGUARD_LOOKS	2000	/* and, on the last level, looked at */
 #define GITGUARD_REPOS	256	/* repositories, submodules included */
 
 struct gitguard {
@@ -49,7 +47,7 @@ struct gitguard {
 	/* While scanning. */
 	const char *const *roots;
 	const char *const *exempt;
-	size_t listed, looked;
+	struct gitfind find;	/* its bounds, gitfind.h */
 	struct strv seen;	/* work trees done */
 	struct strv hookv;	/* the user's own core.hooksPath */
 	const char *wt;		/* the work tree whose config is read */

@@ -170,7 +170,7 @@ main(void)
 		buf_init(&part, 1u << 20);
 		(void)buf_add(&part, b.data, cut);
 		r = links("cut", &part, 20);
-		/* What it finds is what the whole entries before the cut hold. */
+		/* Only what the whole entries before the cut hold. */
 		if (strcmp(r, "") != 0 && strcmp(r, "vendor/one;") != 0 &&
 		    strcmp(r, "vendor/one;vendor/two;") != 0) {
 			diag("cut at %zu: %s", cut, r);
