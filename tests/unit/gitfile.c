@@ -44,7 +44,7 @@ file(const char *name, const void *p, size_t n)
 	char *path = xasprintf("%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
 
-	if (f == NULL || fwrite(p, 1, n, f) != n || fclose(f) != 0)
+	if (f == NULL || (n > 0 && fwrite(p, 1, n, f) != n) || fclose(f) != 0)
 		abort();
 	return path;
 }
