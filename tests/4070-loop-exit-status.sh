@@ -16,7 +16,9 @@ cat >/dev/null
 [ -n "$LLM_SIG" ] && kill -s "$LLM_SIG" $$
 exit "$LLM_EXIT"
 EOF
-# A session stage that is pi-sess, except that context exits $SESS_EXIT.
+# A session stage that is pi-sess, except that context exits $SESS_EXIT
+# (set on the wrapper's own command line: a session stage gets only an
+# allowlisted environment).
 cat >sess <<'EOF'
 #!/bin/sh
 for a; do [ "$a" = context ] && exit "$SESS_EXIT"; done
@@ -46,5 +48,5 @@ check_exit 'pi-llm killed by SIGKILL: 137' 137 'run k LLM_SIG=KILL'
 check_exit 'pi-llm killed by SIGSEGV: 139' 139 'run s LLM_SIG=SEGV'
 check "... and agent_end says 139" "ended s.out 139"
 check_exit 'pi-sess context exits 141: pi-loop exits 141' 141 \
-	"run c PI_SESS='exec $TMP/sess' SESS_EXIT=141"
+	"run c PI_SESS='SESS_EXIT=141 exec $TMP/sess'"
 done_testing
