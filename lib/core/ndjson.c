@@ -2,6 +2,7 @@
 #include "ndjson.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@ ndjson_reader_init(struct ndjson_reader *r, const char *name,
 	r->arg = arg;
 	r->stop = NULL;
 	r->bad = NULL;
+	r->skipping = 0;
 }
 
 void
@@ -78,6 +80,27 @@ line(struct ndjson_reader *r, const char *p, size_t n, struct pi_error *e)
 	return rc;
 }
 
+/*
+ * A line past PI_MAX_LINE: the end, or, when bad passes over it, the
+ * rest of it skipped (nl: its end, when in sight).
+ */
+static int
+too_long(struct ndjson_reader *r, const char *nl, struct pi_error *e)
+{
+	char what[64];
+
+	if (r->bad == NULL)
+		return pi_err(e, PI_EXIT_INPUT, "bad_input",
+		    "%s:%zu: line longer than %u bytes", r->name,
+		    r->lineno + 1, PI_MAX_LINE);
+	r->lineno++;
+	buf_reset(&r->line);
+	r->skipping = nl == NULL;
+	(void)snprintf(what, sizeof(what), "line longer than %u bytes",
+	    PI_MAX_LINE);
+	return bad_line(r, e, "%s:%zu: %s", what);
+}
+
 int
 ndjson_reader_push(struct ndjson_reader *r, const char *p, size_t n,
     struct pi_error *e)
@@ -86,33 +109,36 @@ ndjson_reader_push(struct ndjson_reader *r, const char *p, size_t n,
 	size_t k;
 
 	while (n > 0) {
-		if ((nl = memchr(p, '\n', n)) == NULL) {
+		nl = memchr(p, '\n', n);
+		if (r->skipping) {
+			if (nl == NULL)
+				return 0;
+			r->skipping = 0;
+		} else if (nl == NULL) {
 			if (buf_add(&r->line, p, n) == -1)
-				goto toolong;
+				return too_long(r, nl, e);
 			return 0;
-		}
-		k = (size_t)(nl - p);
-		if (r->line.len == 0) {
+		} else if (r->line.len == 0) {
 			/* The common case: the line is whole in this read. */
-			if (k > PI_MAX_LINE)
-				goto toolong;
-			if (line(r, p, k, e) == -1)
+			k = (size_t)(nl - p);
+			if (k > PI_MAX_LINE) {
+				if (too_long(r, nl, e) == -1)
+					return -1;
+			} else if (line(r, p, k, e) == -1)
 				return -1;
 		} else {
-			if (buf_add(&r->line, p, k) == -1)
-				goto toolong;
-			if (line(r, r->line.data, r->line.len, e) == -1)
+			if (buf_add(&r->line, p, (size_t)(nl - p)) == -1) {
+				if (too_long(r, nl, e) == -1)
+					return -1;
+			} else if (line(r, r->line.data, r->line.len, e) == -1)
 				return -1;
 			buf_reset(&r->line);
 		}
+		k = (size_t)(nl - p);
 		p += k + 1;
 		n -= k + 1;
 	}
 	return 0;
-toolong:
-	return pi_err(e, PI_EXIT_INPUT, "bad_input",
-	    "%s:%zu: line longer than %u bytes", r->name, r->lineno + 1,
-	    PI_MAX_LINE);
 }
 
 int

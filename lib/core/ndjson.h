@@ -30,9 +30,10 @@ typedef int ndjson_line_fn(void *arg, struct json_object *o, size_t lineno,
     struct pi_error *e);
 
 /*
- * When set, a line that is not an object with a "type" or "role" is
- * handed here (with e filled) instead of ending the read: return 0 to
- * pass over it, -1 (with out filled) to stop.
+ * When set, a line that is not an object with a "type" or "role", or
+ * that is longer than PI_MAX_LINE, is handed here (with e filled)
+ * instead of ending the read: return 0 to pass over it, -1 (with out
+ * filled) to stop.
  */
 typedef int ndjson_bad_fn(void *arg, const struct pi_error *e,
     struct pi_error *out);
@@ -46,6 +47,7 @@ struct ndjson_reader {
 	/* When set, a signal that cuts a read short ends it: 128 + *stop. */
 	volatile sig_atomic_t *stop;
 	ndjson_bad_fn *bad;	/* see above; NULL by default */
+	int skipping;		/* passing over the rest of a long line */
 };
 
 void ndjson_reader_init(struct ndjson_reader *r, const char *name,

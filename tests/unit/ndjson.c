@@ -82,6 +82,66 @@ starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* A bad-line handler that counts and passes over. */
+static size_t passed;
+static char passed_msg[512];
+
+static int
+pass_over(void *arg, const struct pi_error *le, struct pi_error *e)
+{
+	(void)arg;
+	(void)e;
+	passed++;
+	(void)snprintf(passed_msg, sizeof(passed_msg), "%s", le->msg);
+	return 0;
+}
+
+/*
+ * A line over PI_MAX_LINE between two good ones, pushed in pieces (the
+ * long one's end in a piece of its own, or not): passed over when a
+ * handler says so, and the line after it read, numbered right.
+ */
+static void
+long_line(void)
+{
+	struct ndjson_reader r;
+	struct pi_error e;
+	size_t size = PI_MAX_LINE + 100, i, piece;
+	char *big = xmalloc(size);
+	int rc = 0, with_end;
+
+	memset(big, 'x', size);
+	for (with_end = 0; with_end < 2; with_end++) {
+		buf_reset(&got);
+		passed = 0;
+		ndjson_reader_init(&r, "stdin", record, NULL);
+		r.bad = pass_over;
+		rc = ndjson_reader_push(&r, "{\"type\":\"a\"}\n", 13, &e);
+		for (i = 0; rc == 0 && i < size; i += piece) {
+			piece = size - i < 1000000 ? size - i : 1000000;
+			rc = ndjson_reader_push(&r, big + i, piece, &e);
+		}
+		if (rc == 0 && with_end)
+			rc = ndjson_reader_push(&r, "\n{\"type\":\"b\"}\n", 14,
+			    &e);
+		else if (rc == 0)
+			rc = ndjson_reader_push(&r, "xx\n{\"type\":\"b\"}\n",
+			    16, &e);
+		if (rc == 0)
+			rc = ndjson_reader_finish(&r, &e);
+		ndjson_reader_release(&r);
+		ok(rc == 0 && passed == 1, "a line too long is passed over "
+		    "when a handler says so (%s)", with_end ? "its newline "
+		    "after the cut" : "more of it after the cut");
+		ok(starts(passed_msg, "stdin:2: line longer than"),
+		    "and named: %s", passed_msg);
+		is_str(got.data, "1 {\"type\":\"a\"}\n3 {\"type\":\"b\"}\n",
+		    "the lines around it are read");
+	}
+	free(big);
+}
+
+
 /* Every way of cutting bad must fail with status 3 and this prefix. */
 static void
 is_input_error(const char *bad, const char *prefix, const char *name)
@@ -215,6 +275,7 @@ main(void)
 	close(fd[0]);
 
 	writer();
+	long_line();
 	buf_release(&got);
 	return done_testing();
 }
