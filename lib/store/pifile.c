@@ -142,59 +142,102 @@ warnf(void (*warn)(void *, const char *), void *arg, const char *fmt, ...)
 		warn(arg, msg);
 }
 
-static int
-read_all(int fd, struct buf *b, const char *name, struct pi_error *e)
+/* The lines of a file as read: objects, and the numbers of the rest. */
+struct lines {
+	struct json_object **v;
+	size_t *linenos;
+	size_t n, cap;
+	size_t *bad;
+	size_t nbad;
+	size_t lineno;
+};
+
+/*
+ * One line: a JSON object is kept, the number of anything else goes
+ * to bad, so that it is named only once the file is known to be a
+ * session file.
+ */
+static void
+take_line(struct lines *l, const char *p, size_t len)
 {
-	if (buf_read_fd(b, fd) == 0)
-		return 0;
-	if (errno == EFBIG)
-		return pi_err(e, PI_EXIT_INPUT, "bad_input",
-		    "%s: larger than %zu bytes", name, MAX_FILE);
-	return pi_err(e, PI_EXIT_FAIL, "io", "%s: read: %s", name,
-	    strerror(errno));
+	struct json_object *o;
+
+	l->lineno++;
+	while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' '))
+		len--;
+	if (len == 0)
+		return;
+	o = jsonx_parse(p, len, NULL);
+	if (!jsonx_is(o, json_type_object)) {
+		json_object_put(o);
+		l->bad = xrealloc(l->bad, (l->nbad + 1) * sizeof(*l->bad));
+		l->bad[l->nbad++] = l->lineno;
+		return;
+	}
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 1024;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+		l->linenos = xrealloc(l->linenos, l->cap * sizeof(*l->linenos));
+	}
+	l->linenos[l->n] = l->lineno;
+	l->v[l->n++] = o;
 }
 
 /*
- * A JSON object per line; the numbers of the other lines go to bad, so
- * that they are named only once the file is known to be a session file.
+ * Read fd a piece at a time, a line at a time, each line at most
+ * PI_MAX_LINE bytes (the cap of every line pi reads), so that a line
+ * too long is refused before it is all in memory; the last line may
+ * lack its newline.
  */
-static struct json_object **
-parse_lines(struct buf *b, size_t **linenos, size_t *np, size_t **bad,
-    size_t *nbad)
+static int
+read_lines(int fd, const char *name, struct lines *l, struct pi_error *e)
 {
-	struct json_object **v = NULL, *o;
-	size_t n = 0, cap = 0, lineno = 0, len;
-	char *p = b->data, *end = b->data + b->len, *nl;
+	char chunk[65536], *p, *nl;
+	struct buf part;
+	size_t total = 0, k;
+	ssize_t n;
+	int rc = -1;
 
-	*linenos = NULL;
-	while (p < end) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		lineno++;
-		while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' '))
-			len--;
-		if (len > 0) {
-			o = jsonx_parse(p, len, NULL);
-			if (!jsonx_is(o, json_type_object)) {
-				json_object_put(o);
-				*bad = xrealloc(*bad, (*nbad + 1) *
-				    sizeof(**bad));
-				(*bad)[(*nbad)++] = lineno;
-			} else {
-				if (n == cap) {
-					cap = cap ? 2 * cap : 1024;
-					v = xrealloc(v, cap * sizeof(*v));
-					*linenos = xrealloc(*linenos,
-					    cap * sizeof(**linenos));
-				}
-				(*linenos)[n] = lineno;
-				v[n++] = o;
-			}
+	buf_init(&part, PI_MAX_LINE);
+	for (;;) {
+		if ((n = read(fd, chunk, sizeof(chunk))) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (n == -1) {
+			pi_err(e, PI_EXIT_FAIL, "io", "%s: read: %s", name,
+			    strerror(errno));
+			goto out;
 		}
-		p = nl ? nl + 1 : end;
+		if (n == 0)
+			break;
+		if ((total += (size_t)n) > MAX_FILE) {
+			pi_err(e, PI_EXIT_INPUT, "bad_input", "%s: larger than "
+			    "%zu bytes", name, MAX_FILE);
+			goto out;
+		}
+		for (p = chunk; p < chunk + n; p = nl + 1) {
+			if ((nl = memchr(p, '\n', (size_t)(chunk + n - p))) ==
+			    NULL)
+				nl = chunk + n;
+			k = (size_t)(nl - p);
+			if (buf_add(&part, p, k) == -1) {
+				pi_err(e, PI_EXIT_INPUT, "bad_input", "%s:%zu: "
+				    "line longer than %u bytes", name,
+				    l->lineno + 1, PI_MAX_LINE);
+				goto out;
+			}
+			if (nl == chunk + n)
+				break;
+			take_line(l, part.data, part.len);
+			buf_reset(&part);
+		}
 	}
-	*np = n;
-	return v;
+	if (part.len > 0)
+		take_line(l, part.data, part.len);
+	rc = 0;
+out:
+	buf_release(&part);
+	return rc;
 }
 
 /* The ids of a file so far: a set, so that a large file reads fast. */
@@ -281,20 +324,23 @@ pifile_read_fd(struct pifile *f, int fd, const char *name,
     void (*warn)(void *, const char *), void *arg, struct pi_error *e)
 {
 	struct json_object **objs, *o, *m;
-	struct buf b;
-	size_t n, i, j, *linenos = NULL, idx, *bad = NULL, nbad = 0;
+	struct lines l;
+	size_t n, i, j, *linenos, idx, *bad, nbad;
 	const char *type, *id, *parent, *prev = NULL;
 	struct pifile_entry *en;
 	struct idset ids = { NULL, 0, 0 };
 	int rc = -1;
 
-	buf_init(&b, MAX_FILE);
-	if (read_all(fd, &b, name, e) == -1) {
-		buf_release(&b);
-		return -1;
-	}
-	objs = parse_lines(&b, &linenos, &n, &bad, &nbad);
-	buf_release(&b);
+	memset(&l, 0, sizeof(l));
+	rc = read_lines(fd, name, &l, e);
+	objs = l.v;
+	linenos = l.linenos;
+	n = l.n;
+	bad = l.bad;
+	nbad = l.nbad;
+	if (rc == -1)
+		goto out;
+	rc = -1;
 	if (n == 0 || (type = jsonx_str(objs[0], "type")) == NULL ||
 	    strcmp(type, "session") != 0 || jsonx_str(objs[0], "id") == NULL) {
 		pi_err(e, PI_EXIT_INPUT, "bad_input", "%s:%zu: not a pi "

@@ -5,7 +5,8 @@
  *
  * Reading: pifile_read_fd parses every line, skipping (with a warning
  * through warn, naming FILE:LINE) those that are not JSON objects and
- * entries without a string type, and fails (PI_EXIT_INPUT) when the
+ * entries without a string type, and fails (PI_EXIT_INPUT) when a line
+ * is longer than PI_MAX_LINE (found before it is all read), when the
  * first object is not a "session" header with a string id, or when the
  * header says a version newer than 3.  Versions 1 and 2 are migrated
  * as pi migrates them: ids and a parent chain for version 1, a
