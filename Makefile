@@ -35,7 +35,9 @@ TOOLOBJ = lib/tool/capture.o lib/tool/pathmatch.o lib/tool/retrans.o \
 	lib/tool/tool_search.o lib/tool/toolcall.o lib/tool/tooldir.o \
 	lib/tool/tools.o lib/tool/truncate.o lib/tool/udiff.o \
 	lib/tool/validate.o lib/tool/walk.o lib/tool/wildmatch.o
-STOREOBJ = lib/store/pifile.o lib/store/projection.o lib/store/store.o
+STOREOBJ = lib/store/chain.o lib/store/check.o lib/store/entry.o \
+	lib/store/pifile.o lib/store/projection.o lib/store/schema.o \
+	lib/store/sql.o lib/store/store.o
 LIBOBJ = $(COREOBJ) $(LLMOBJ) $(SANDBOXOBJ) $(TOOLOBJ) $(STOREOBJ)
 LIBCORE = lib/core/libcore.a
 LIBLLM = lib/llm/libllm.a
@@ -56,7 +58,9 @@ HDR = lib/core/banned.h lib/core/buf.h lib/core/context.h \
 	lib/tool/toolcall.h lib/tool/tooldir.h lib/tool/tools.h \
 	lib/tool/truncate.h lib/tool/udiff.h lib/tool/validate.h \
 	lib/tool/walk.h lib/tool/wildmatch.h \
-	lib/store/pifile.h lib/store/projection.h lib/store/store.h
+	lib/store/chain.h lib/store/entry.h lib/store/pifile.h \
+	lib/store/projection.h lib/store/schema.h lib/store/sql.h \
+	lib/store/store.h
 PROGS = bin/pi bin/pi-llm bin/pi-tool bin/pi-sess bin/pi-loop bin/pi-view
 LOOPOBJ = cmd/pi-loop/pi-loop.o cmd/pi-loop/stage.o cmd/pi-loop/turn.o \
 	cmd/pi-loop/tools.o cmd/pi-loop/rpc.o cmd/pi-loop/compact.o \
@@ -136,7 +140,7 @@ bin/pi-loop: $(LOOPOBJ) $(LIBCORE)
 
 bin/pi-sess: $(SESSOBJ) $(LIBSTORE) $(LIBCORE)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(SESSOBJ) $(LIBSTORE) $(LIBCORE) \
-		-lsqlite3 -ljson-c
+		-lsqlite3 -lnettle -ljson-c
 
 bin/pi-tool: $(TOOLPROGOBJ) $(LIBTOOL) $(LIBSANDBOX) $(LIBCORE)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(TOOLPROGOBJ) $(LIBTOOL) \
@@ -144,7 +148,7 @@ bin/pi-tool: $(TOOLPROGOBJ) $(LIBTOOL) $(LIBSANDBOX) $(LIBCORE)
 
 .c.t:
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< \
-		$(LIBS_ALL) -lcurl -ljson-c -lseccomp -lsqlite3
+		$(LIBS_ALL) -lcurl -ljson-c -lseccomp -lsqlite3 -lnettle
 
 $(UNIT): tests/unit/tap.h $(LIBS_ALL) $(HDR)
 

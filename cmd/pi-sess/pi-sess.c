@@ -206,6 +206,22 @@ sess_json(const struct store_session *ss)
 }
 
 int
+sess_write_err(struct pi_error *e, const char *id)
+{
+	if (errno == EPIPE)
+		return pi_err(e, PI_EXIT_PIPE, "pipe", "stdout: %s",
+		    strerror(errno));
+	if (errno == EFBIG && id != NULL)
+		return pi_err(e, PI_EXIT_INPUT, "bad_input", "entry %s: its "
+		    "line would be longer than %u bytes (stored by an older "
+		    "pi-sess)", id, PI_MAX_LINE);
+	if (errno == EFBIG)
+		return pi_err(e, PI_EXIT_FAIL, "io", "stdout: a line longer "
+		    "than %u bytes", PI_MAX_LINE);
+	return pi_err(e, PI_EXIT_FAIL, "io", "stdout: %s", strerror(errno));
+}
+
+int
 sess_out(struct json_object *o)
 {
 	int rc = ndjson_write(1, o);
@@ -286,6 +302,8 @@ collect(void *arg, const struct store_entry *en, struct pi_error *e)
 	c->message_id = dup_or_null(en->message_id);
 	c->tool_call_id = dup_or_null(en->tool_call_id);
 	c->data = xstrndup(en->data, en->data_len);
+	c->hash = NULL;
+	c->invalid = dup_or_null(en->invalid);
 	return 0;
 }
 
@@ -310,6 +328,7 @@ sess_path(struct store_pos head,
 		free((char *)p.v[i].message_id);
 		free((char *)p.v[i].tool_call_id);
 		free((char *)p.v[i].data);
+		free((char *)p.v[i].invalid);
 	}
 	free(p.v);
 	return rc == -1 ? -1 : 0;

@@ -50,8 +50,7 @@ export_one(void *arg, const struct store_entry *en, struct pi_error *e)
 		return 0;
 	}
 	if (ndjson_batch_line(&x->w, line, len) == -1)
-		rc = pi_err(e, PI_EXIT_PIPE, "pipe", "stdout: %s",
-		    strerror(errno));
+		rc = sess_write_err(e, en->id);
 	free(line);
 	return rc;
 }
@@ -90,14 +89,17 @@ verb_export(int argc, char **argv)
 	    *ss.parent_id ? ss.parent_id : NULL, &len);
 	rc = ndjson_batch_line(&x.w, line, len);
 	free(line);
-	if (rc == -1 ||
+	/* Each step fills e when it fails: a write by sess_write_err. */
+	if ((rc == -1 && sess_write_err(&e, NULL)) ||
 	    sess_path(ss.head, export_shared, &x, &e) == -1 ||
 	    store_subtree_entries(&db, ss.seq, 0, export_one, &x, &e) == -1 ||
 	    (x.head_line != NULL &&
-	    ndjson_batch_line(&x.w, x.head_line, x.head_len) == -1) ||
-	    ndjson_batch_flush(&x.w) == -1)
-		rc = rc == -1 || e.status == PI_EXIT_PIPE || x.w.failed ?
-		    PI_EXIT_PIPE : sess_fail(&e);
+	    ndjson_batch_line(&x.w, x.head_line, x.head_len) == -1 &&
+	    sess_write_err(&e, ss.head_id)) ||
+	    (ndjson_batch_flush(&x.w) == -1 && sess_write_err(&e, NULL)))
+		rc = e.status == PI_EXIT_PIPE ? PI_EXIT_PIPE : sess_fail(&e);
+	else
+		rc = 0;
 	free(x.head_line);
 	ndjson_batch_release(&x.w);
 	store_session_release(&ss);
@@ -172,11 +174,11 @@ make_session(struct import *im, size_t k, struct pi_error *e)
 }
 
 static int
-import_entry(struct import *im, size_t i, struct pi_error *e)
+import_entry(struct import *im, size_t i, const char *name,
+    struct pi_error *e)
 {
 	struct pifile_entry *en = &im->f.v[i];
 	struct store_new_entry ne;
-	const char *name;
 	size_t k = en->session;
 
 	if (im->ss[k].seq == 0 && make_session(im, k, e) == -1)
@@ -187,17 +189,16 @@ import_entry(struct import *im, size_t i, struct pi_error *e)
 	memset(&ne, 0, sizeof(ne));
 	ne.id = im->ids[i];
 	ne.type = en->type;
-	ne.role = en->role;
 	ne.ts = en->ts;
-	if (ne.role != NULL && strcmp(ne.role, "toolResult") == 0)
-		ne.tool_call_id = jsonx_str(en->data, "toolCallId");
-	ne.data = jsonx_string(en->data, NULL);
-	if (strcmp(en->type, "session_info") == 0 &&
-	    (name = jsonx_str(en->data, "name")) != NULL) {
-		ne.names = 1;
-		ne.name = *name ? name : NULL;
+	ne.data = en->data;
+	/* The store checks it, as it checks what append gives it. */
+	if (store_append(&db, &im->ss[k], &ne, &im->pos[i], e) == -1) {
+		if (e->status == PI_EXIT_INPUT)
+			pi_err(e, PI_EXIT_INPUT, e->code, "%s:%zu: %s", name,
+			    en->lineno, e->msg);
+		return -1;
 	}
-	return store_append(&db, &im->ss[k], &ne, &im->pos[i], e);
+	return 0;
 }
 
 static int
@@ -205,6 +206,7 @@ import_file(const char *path, struct pi_error *e)
 {
 	struct import im;
 	struct store_session p;
+	const char *name = strcmp(path, "-") ? path : "stdin";
 	char fresh[37];
 	size_t i;
 	int fd, rc = -1, taken;
@@ -215,8 +217,7 @@ import_file(const char *path, struct pi_error *e)
 	if (fd == -1)
 		return pi_err(e, PI_EXIT_INPUT, "bad_file", "%s: %s", path,
 		    strerror(errno));
-	rc = pifile_read_fd(&im.f, fd, strcmp(path, "-") ? path : "stdin",
-	    warn, NULL, e);
+	rc = pifile_read_fd(&im.f, fd, name, warn, NULL, e);
 	if (fd != 0)
 		close(fd);
 	if (rc == -1)
@@ -249,7 +250,7 @@ import_file(const char *path, struct pi_error *e)
 	if (make_session(&im, 0, e) == -1)
 		goto fail;
 	for (i = 0; i < im.f.n; i++)
-		if (import_entry(&im, im.f.order[i], e) == -1)
+		if (import_entry(&im, im.f.order[i], name, e) == -1)
 			goto fail;
 	/* Active when its last entry was made, not when it was imported. */
 	for (i = 0; i < im.f.nsessions; i++)

@@ -12,6 +12,7 @@
 #include "core/jsonx.h"
 #include "core/ndjson.h"
 #include "core/util.h"
+#include "store/chain.h"
 #include "store/pifile.h"
 #include "store/projection.h"
 #include "store/store.h"
@@ -100,6 +101,18 @@ verb_ls(int argc, char **argv)
 	return rc;
 }
 
+/* An entry's hash, in hex ("" when it has none). */
+static int
+hash_hex(void *arg, const struct store_entry *en, struct pi_error *e)
+{
+	char *out = arg;
+
+	(void)e;
+	if (en->hash != NULL)
+		chain_hex(en->hash, out);
+	return 0;
+}
+
 static int
 add_child(void *arg, const struct store_session *ss)
 {
@@ -114,7 +127,7 @@ verb_show(int argc, char **argv)
 	struct projection p;
 	struct json_object *o, *kids = json_object_new_array(), *m;
 	struct pi_error e;
-	char when[32];
+	char when[32], hash[2 * CHAIN_LEN + 1] = "";
 	size_t i;
 	int rc = 0;
 
@@ -125,11 +138,14 @@ verb_show(int argc, char **argv)
 	}
 	projection_init(&p);
 	if (store_children(&db, ss.seq, add_child, kids, &e) == -1 ||
-	    projection_build(&p, &db, ss.head, &e) == -1) {
+	    projection_build(&p, &db, ss.head, &e) == -1 ||
+	    (ss.head.n > 0 &&
+	    store_entry_get(&db, ss.head, hash_hex, hash, &e) == -1)) {
 		rc = sess_fail(&e);
 		goto out;
 	}
 	o = sess_json(&ss);
+	jsonx_set(o, "headHash", *hash ? json_object_new_string(hash) : NULL);
 	jsonx_set(o, "branches", jsonx_ref(kids));
 	if (p.provider != NULL) {
 		m = json_object_new_object();
@@ -150,6 +166,7 @@ verb_show(int argc, char **argv)
 	printf("parent    %s\n", *ss.parent_id ? ss.parent_id : "-");
 	printf("branched  %s\n", *ss.bp_id ? ss.bp_id : "-");
 	printf("head      %s\n", *ss.head_id ? ss.head_id : "-");
+	printf("hash      %s\n", *hash ? hash : "-");
 	printf("entries   %lld (%lld its own)\n", (long long)ss.depth,
 	    (long long)ss.count);
 	printf("context   %zu messages\n", p.n + (p.summary != NULL));
@@ -224,12 +241,10 @@ log_one(void *arg, const struct store_entry *en, struct pi_error *e)
 	}
 	line = pifile_entry_line(en->type, en->id, en->parent_id, en->ts,
 	    en->data, en->data_len, &len);
-	rc = ndjson_batch_line(w, line, len);
+	if ((rc = ndjson_batch_line(w, line, len)) == -1)
+		sess_write_err(e, en->id);
 	free(line);
-	if (rc == -1)
-		return pi_err(e, PI_EXIT_PIPE, "pipe", "stdout: %s",
-		    strerror(errno));
-	return 0;
+	return rc;
 }
 
 int
@@ -245,8 +260,7 @@ verb_log(int argc, char **argv)
 		return rc;
 	ndjson_batch_init(&w, 1);
 	if (sess_path(ss.head, log_one, &w, &e) == -1 ||
-	    (ndjson_batch_flush(&w) == -1 &&
-	    pi_err(&e, PI_EXIT_PIPE, "pipe", "stdout: %s", strerror(errno))))
+	    (ndjson_batch_flush(&w) == -1 && sess_write_err(&e, NULL)))
 		rc = e.status == PI_EXIT_PIPE ? PI_EXIT_PIPE : sess_fail(&e);
 	ndjson_batch_release(&w);
 	store_session_release(&ss);
@@ -407,6 +421,7 @@ verb_context(int argc, char **argv)
 	struct ndjson_batch w;
 	struct pi_error e;
 	char at[STORE_ID_MAX + 1];
+	size_t i;
 	int rc = 0, on;
 
 	(void)argc;
@@ -429,9 +444,13 @@ verb_context(int argc, char **argv)
 	}
 	if (projection_build(&p, &db, head, &e) == -1)
 		goto fail;
-	if (projection_write(&p, ss.id, at, &w) == -1 ||
-	    ndjson_batch_flush(&w) == -1)
-		rc = PI_EXIT_PIPE;
+	/* Entries pi-llm would refuse, stored by an older pi-sess. */
+	for (i = 0; i < p.skipped.n; i++)
+		fprintf(stderr, "pi-sess: entry %s (stored by an older pi-sess:"
+		    " left out of the context)\n", p.skipped.v[i]);
+	if ((projection_write(&p, ss.id, at, &w) == -1 ||
+	    ndjson_batch_flush(&w) == -1) && sess_write_err(&e, NULL))
+		rc = e.status == PI_EXIT_PIPE ? PI_EXIT_PIPE : sess_fail(&e);
 	goto out;
 fail:
 	rc = sess_fail(&e);

@@ -43,6 +43,12 @@ char *sess_dir(const char *dir);
 struct json_object *sess_json(const struct store_session *ss);
 /* Write an object as a line to stdout; -1 when stdout failed. */
 int sess_out(struct json_object *o);
+/*
+ * Fill e for a line that could not be written (errno says why): the
+ * reader went away (PI_EXIT_PIPE), the line of entry id (when not
+ * NULL) is over the cap, or stdout failed.  Returns -1.
+ */
+int sess_write_err(struct pi_error *e, const char *id);
 /* An id as printed in tables: its shortest unique prefix, 13 at least
  * (the 48 bits of time that start a UUIDv7). */
 void sess_short(char out[], const char *id, int is_entry);

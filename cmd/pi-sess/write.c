@@ -47,7 +47,7 @@ append_obj(struct store_session *ss, const char *type,
 
 	memset(&ne, 0, sizeof(ne));
 	ne.type = type;
-	ne.data = jsonx_string(data, NULL);
+	ne.data = data;
 	rc = store_append(&db, ss, &ne, &pos, e);
 	json_object_put(data);
 	return rc;
@@ -70,9 +70,7 @@ set_name(struct store_session *ss, const char *text, struct pi_error *e)
 	jsonx_set(d, "name", jsonx_new_str(name, n));
 	memset(&ne, 0, sizeof(ne));
 	ne.type = "session_info";
-	ne.data = jsonx_string(d, NULL);
-	ne.names = 1;
-	ne.name = n ? name : NULL;
+	ne.data = d;
 	rc = store_append(&db, ss, &ne, &pos, e);
 	json_object_put(d);
 	free(name);

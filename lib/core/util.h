@@ -39,6 +39,13 @@ enum {
 #define PI_MAX_ERRBODY	(1u << 20)	/* an HTTP error body we keep */
 #define PI_MAX_TEXT	(256u << 20)	/* one content block of a reply */
 #define PI_MAX_OUTPUT	(100u << 20)	/* a tool's raw output, all told */
+/*
+ * One entry of the session store, its data as stored: what every way
+ * into the store takes, less the room a line needs around it, so that
+ * every line holding it (pi-sess context, log, export) stays within
+ * PI_MAX_LINE.
+ */
+#define PI_MAX_ENTRY	(PI_MAX_LINE - (64u << 10))
 
 /*
  * An error on its way up: a one-line message, the exit status it maps to,

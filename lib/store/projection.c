@@ -48,6 +48,7 @@ projection_release(struct projection *p)
 	free(p->compaction_id);
 	free(p->first_kept);
 	free(p->summary);
+	strv_release(&p->skipped);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -223,12 +224,22 @@ visit(void *arg, const struct store_entry *en, struct pi_error *e)
 	(void)e;
 	if (p->depth == 0)
 		p->depth = en->depth;
-	settings(p, en);
-	if (p->state == ALL && strcmp(en->type, "compaction") == 0 &&
-	    compaction(p, en))
-		return 0;
-	if (p->state != SETTINGS && (line = message_line(en, &len)) != NULL)
-		push(p, line, len);
+	if (en->invalid != NULL) {
+		/* Stored before the store checked: pi-llm would refuse it. */
+		if (p->state != SETTINGS) {
+			line = xasprintf("%s: %s", en->id, en->invalid);
+			strv_push(&p->skipped, line);
+			free(line);
+		}
+	} else {
+		settings(p, en);
+		if (p->state == ALL && strcmp(en->type, "compaction") == 0 &&
+		    compaction(p, en))
+			return 0;
+		if (p->state != SETTINGS &&
+		    (line = message_line(en, &len)) != NULL)
+			push(p, line, len);
+	}
 	if (p->state == KEPT && strcmp(en->id, p->first_kept) == 0)
 		p->state = SETTINGS;
 	return p->state == SETTINGS && p->provider != NULL &&

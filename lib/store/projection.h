@@ -18,6 +18,10 @@
  * The walk goes from the head back only as far as it must: to the
  * first kept entry of the newest compaction and to the newest of each
  * setting.  Memory: the kept lines, copied.
+ *
+ * An entry stored before the store checked what it takes, and that it
+ * would refuse now (store_entry's invalid), is passed over, and named
+ * in skipped when it would have been part of the context.
  */
 #ifndef PI_PROJECTION_H
 #define PI_PROJECTION_H
@@ -26,6 +30,7 @@
 #include <stdint.h>
 
 #include "store.h"
+#include "core/util.h"
 
 struct ndjson_batch;
 struct pi_error;
@@ -46,6 +51,7 @@ struct projection {
 	char *summary;		/* its summary line */
 	int64_t depth;		/* entries on the path */
 	size_t chars;		/* of the messages: pi estimates tokens as /4 */
+	struct strv skipped;	/* "ID: why" of the entries passed over */
 	int state;
 };
 

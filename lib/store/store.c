@@ -6,14 +6,21 @@
 #include "store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
+#include "chain.h"
+#include "entry.h"
+#include "schema.h"
+#include "sql.h"
 #include "core/buf.h"
+#include "core/jsonx.h"
 #include "core/place.h"
 #include "core/util.h"
 #include "core/banned.h"
@@ -25,6 +32,7 @@ enum {
 	Q_ENTRY_EXACT,
 	Q_ENTRY_PREFIX,
 	Q_ENTRY_AT,
+	Q_HEAD,
 	Q_NEXT_SEQ,
 	Q_INSERT_ENTRY,
 	Q_BUMP_SESSION,
@@ -55,10 +63,6 @@ _Static_assert(Q_MAX <= sizeof(((struct store *)0)->stmt) /
 	" WHERE sess = s.seq AND n = s.count) ELSE (SELECT id FROM entries" \
 	" WHERE sess = s.bp_sess AND n = s.bp_n) END"
 
-#define ENTRY_COLS \
-	"sess, n, seq, depth, ts, id, parent_id, type, role, message_id," \
-	" tool_call_id, data"
-
 static const char *const sql[Q_MAX] = {
 	[Q_SESSION_BY_SEQ] = "SELECT " SESSION_COLS
 	    " FROM sessions s WHERE s.seq = ?1",
@@ -68,17 +72,24 @@ static const char *const sql[Q_MAX] = {
 	[Q_ENTRY_EXACT] = "SELECT sess, n FROM entries WHERE id = ?1",
 	[Q_ENTRY_PREFIX] = "SELECT sess, n, id FROM entries"
 	    " WHERE id >= ?1 AND id < ?2 ORDER BY id LIMIT 11",
-	[Q_ENTRY_AT] = "SELECT " ENTRY_COLS
+	[Q_ENTRY_AT] = "SELECT " SQL_ENTRY_COLS
 	    " FROM entries WHERE sess = ?1 AND n = ?2",
 	[Q_NEXT_SEQ] = "SELECT coalesce(max(seq), 0) + 1 FROM entries",
-	[Q_INSERT_ENTRY] = "INSERT INTO entries (" ENTRY_COLS ")"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	/* The head an append goes on, with the hash it is made on. */
+	[Q_HEAD] = "SELECT s.count, s.depth, s.bp_sess, s.bp_n,"
+	    " coalesce(h.id, b.id), coalesce(h.hash, b.hash) FROM sessions s"
+	    " LEFT JOIN entries h ON h.sess = s.seq AND h.n = s.count"
+	    " LEFT JOIN entries b ON b.sess = s.bp_sess AND b.n = s.bp_n"
+	    " WHERE s.seq = ?1",
+	[Q_INSERT_ENTRY] = "INSERT INTO entries (" SQL_ENTRY_COLS ")"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+	    " NULL)",
 	[Q_BUMP_SESSION] = "UPDATE sessions SET count = ?2, depth = ?3,"
 	    " active_at = max(active_at, ?4) WHERE seq = ?1",
 	[Q_INSERT_SESSION] = "INSERT INTO sessions (id, parent, bp_sess,"
 	    " bp_n, count, depth, cwd, name, created_at, active_at)"
 	    " VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, ?8, ?8)",
-	[Q_SEGMENT] = "SELECT " ENTRY_COLS " FROM entries"
+	[Q_SEGMENT] = "SELECT " SQL_ENTRY_COLS " FROM entries"
 	    " WHERE sess = ?1 AND n <= ?2 ORDER BY n DESC",
 	[Q_BRANCH_POINT] = "SELECT bp_sess, bp_n FROM sessions WHERE seq = ?1",
 	[Q_SESSIONS_ALL] = "SELECT " SESSION_COLS " FROM sessions s"
@@ -95,70 +106,6 @@ static const char *const sql[Q_MAX] = {
 	[Q_RM_SESSION] = "DELETE FROM sessions WHERE seq = ?1",
 };
 
-/*
- * The schema, version by version: migration[i] takes a database from
- * user_version i to i + 1.  Foreign keys are deferred because sessions
- * and entries point at each other: a subtree is removed in one
- * transaction, checked as a whole at its commit.
- */
-static const char *const migration[STORE_SCHEMA] = {
-	"CREATE TABLE sessions ("
-	"  seq INTEGER PRIMARY KEY,"
-	"  id TEXT NOT NULL UNIQUE,"
-	"  parent INTEGER REFERENCES sessions(seq)"
-	"    DEFERRABLE INITIALLY DEFERRED,"
-	"  bp_sess INTEGER,"
-	"  bp_n INTEGER,"
-	"  count INTEGER NOT NULL DEFAULT 0,"
-	"  depth INTEGER NOT NULL DEFAULT 0,"
-	"  cwd TEXT NOT NULL,"
-	"  name TEXT,"
-	"  created_at INTEGER NOT NULL,"
-	"  active_at INTEGER NOT NULL,"
-	"  lock_pid INTEGER,"
-	"  lock_start INTEGER,"
-	"  lock_host TEXT,"
-	"  lock_at INTEGER,"
-	"  FOREIGN KEY (bp_sess, bp_n) REFERENCES entries(sess, n)"
-	"    DEFERRABLE INITIALLY DEFERRED"
-	");"
-	"CREATE INDEX sessions_parent ON sessions(parent);"
-	"CREATE INDEX sessions_cwd ON sessions(cwd, active_at);"
-	"CREATE INDEX sessions_active ON sessions(active_at);"
-	"CREATE TABLE entries ("
-	"  sess INTEGER NOT NULL REFERENCES sessions(seq)"
-	"    DEFERRABLE INITIALLY DEFERRED,"
-	"  n INTEGER NOT NULL,"
-	"  seq INTEGER NOT NULL UNIQUE,"
-	"  depth INTEGER NOT NULL,"
-	"  ts INTEGER NOT NULL,"
-	"  id TEXT NOT NULL UNIQUE,"
-	"  parent_id TEXT,"
-	"  type TEXT NOT NULL,"
-	"  role TEXT,"
-	"  message_id TEXT,"
-	"  tool_call_id TEXT,"
-	"  data TEXT NOT NULL,"
-	"  PRIMARY KEY (sess, n)"
-	") WITHOUT ROWID;",
-};
-
-static int
-db_err(struct store *s, struct pi_error *e, const char *what)
-{
-	int rc = sqlite3_extended_errcode(s->db);
-
-	if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
-		return pi_err(e, PI_EXIT_TEMP, "busy", "%s: %s: database is "
-		    "busy (still, after %d s)", s->path, what,
-		    STORE_BUSY_MS / 1000);
-	if ((rc & 0xff) == SQLITE_NOTADB)
-		return pi_err(e, PI_EXIT_CONFIG, "not_a_database",
-		    "%s: not an SQLite database", s->path);
-	return pi_err(e, PI_EXIT_FAIL, "database", "%s: %s: %s", s->path,
-	    what, sqlite3_errmsg(s->db));
-}
-
 static sqlite3_stmt *
 stmt(struct store *s, int q, struct pi_error *e)
 {
@@ -168,37 +115,11 @@ stmt(struct store *s, int q, struct pi_error *e)
 		return st;
 	if (sqlite3_prepare_v3(s->db, sql[q], -1, SQLITE_PREPARE_PERSISTENT,
 	    &st, NULL) != SQLITE_OK) {
-		db_err(s, e, "prepare");
+		sql_err(s, e, "prepare");
 		return NULL;
 	}
 	s->stmt[q] = st;
 	return st;
-}
-
-/* Run SQL that returns no rows we want. */
-static int
-exec(struct store *s, const char *q, struct pi_error *e)
-{
-	if (sqlite3_exec(s->db, q, NULL, NULL, NULL) != SQLITE_OK)
-		return db_err(s, e, q);
-	return 0;
-}
-
-/* One integer from a pragma or query. */
-static int
-query_int(struct store *s, const char *q, int64_t *out, struct pi_error *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK)
-		return db_err(s, e, q);
-	rc = sqlite3_step(st);
-	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_err(s, e, q);
-	return 0;
 }
 
 static int
@@ -224,82 +145,6 @@ mkdirs(const char *path)
 		rc = -1;
 	free(d);
 	return rc;
-}
-
-/* Make the schema, or bring it up to date, in one transaction. */
-static int
-setup(struct store *s, int create, struct pi_error *e)
-{
-	int64_t app, ver, tables;
-	char q[64];
-	int i;
-
-	if (query_int(s, "PRAGMA application_id", &app, e) == -1 ||
-	    query_int(s, "PRAGMA user_version", &ver, e) == -1)
-		return -1;
-	if (app == STORE_APP_ID && ver == STORE_SCHEMA)
-		return 0;
-	/*
-	 * A new, empty file: WAL before the schema, so that making it costs
-	 * one log of commits rather than a rollback journal's fsyncs.  A
-	 * file with anything in it is left as it is until it is known ours.
-	 */
-	if (create && app == 0 && ver == 0 &&
-	    query_int(s, "SELECT count(*) FROM sqlite_master", &tables,
-	    e) == 0 && tables == 0) {
-		/*
-		 * Nothing to lose yet, so no fsync until the schema is in:
-		 * a process that dies meanwhile leaves the file whole all
-		 * the same; only a power cut could spoil it.
-		 */
-		if (exec(s, "PRAGMA synchronous = OFF", e) == -1 ||
-		    query_int(s, "PRAGMA journal_mode = WAL", &tables, e) == -1)
-			return -1;
-	}
-	if (store_begin(s, e) == -1)
-		return -1;
-	/* Again, now that no other process can be making it. */
-	if (query_int(s, "PRAGMA application_id", &app, e) == -1 ||
-	    query_int(s, "PRAGMA user_version", &ver, e) == -1 ||
-	    query_int(s, "SELECT count(*) FROM sqlite_master", &tables,
-	    e) == -1)
-		goto fail;
-	if (app == 0 && ver == 0 && tables == 0) {
-		if (!create) {
-			pi_err(e, PI_EXIT_INPUT, "no_database", "%s: no "
-			    "sessions yet (the database is empty)", s->path);
-			goto fail;
-		}
-		(void)snprintf(q, sizeof(q), "PRAGMA application_id = %d",
-		    STORE_APP_ID);
-		if (exec(s, q, e) == -1)
-			goto fail;
-	} else if (app != STORE_APP_ID) {
-		pi_err(e, PI_EXIT_CONFIG, "not_ours", "%s: not a pi session "
-		    "database (application_id %#llx, user_version %lld)",
-		    s->path, (unsigned long long)app, (long long)ver);
-		goto fail;
-	} else if (ver > STORE_SCHEMA) {
-		pi_err(e, PI_EXIT_CONFIG, "too_new", "%s: made by a newer "
-		    "pi-sess (schema %lld; this one knows up to %d)", s->path,
-		    (long long)ver, STORE_SCHEMA);
-		goto fail;
-	}
-	for (i = (int)ver; i < STORE_SCHEMA; i++)
-		if (exec(s, migration[i], e) == -1)
-			goto fail;
-	if (ver != STORE_SCHEMA) {
-		(void)snprintf(q, sizeof(q), "PRAGMA user_version = %d",
-		    STORE_SCHEMA);
-		if (exec(s, q, e) == -1)
-			goto fail;
-	}
-	if (store_commit(s, e) == -1)
-		return -1;
-	return exec(s, "PRAGMA synchronous = NORMAL", e);
-fail:
-	store_rollback(s);
-	return -1;
 }
 
 char *
@@ -330,6 +175,7 @@ store_open(struct store *s, const char *path, int create, struct pi_error *e)
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
 	struct stat st;
 	int64_t mode;
+	int fd;
 
 	memset(s, 0, sizeof(*s));
 	s->path = xstrdup(path);
@@ -339,15 +185,27 @@ store_open(struct store *s, const char *path, int create, struct pi_error *e)
 	if (create) {
 		flags |= SQLITE_OPEN_CREATE;
 		if (mkdirs(path) == -1)
-			return pi_err(e, PI_EXIT_FAIL, "database", "%s: "
-			    "cannot make its directory: %s", path,
+			return pi_err(e, PI_EXIT_FAIL, sql_errno_code(errno),
+			    "%s: cannot make its directory: %s", path,
 			    strerror(errno));
+		/*
+		 * SQLite would make the file 0644 less the umask, and its
+		 * -wal and -shm files as the file is: sessions hold what
+		 * the user and the tools said, so they are the user's
+		 * alone.  A file that is there keeps its mode.
+		 */
+		if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+		    0600)) != -1)
+			close(fd);
+		else if (errno != EEXIST)
+			return pi_err(e, PI_EXIT_FAIL, sql_errno_code(errno),
+			    "%s: cannot make it: %s", path, strerror(errno));
 	}
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		if (s->db == NULL)
 			return pi_err(e, PI_EXIT_FAIL, "database",
 			    "%s: cannot open: out of memory", path);
-		return db_err(s, e, "open");
+		return sql_err(s, e, "open");
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
@@ -360,16 +218,16 @@ store_open(struct store *s, const char *path, int create, struct pi_error *e)
 	 */
 	(void)sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1,
 	    NULL);
-	if (exec(s, "PRAGMA foreign_keys = ON", e) == -1 ||
-	    exec(s, "PRAGMA synchronous = NORMAL", e) == -1 ||
-	    setup(s, create, e) == -1)
+	if (sql_exec(s, "PRAGMA foreign_keys = ON", e) == -1 ||
+	    sql_exec(s, "PRAGMA synchronous = NORMAL", e) == -1 ||
+	    schema_setup(s, create, e) == -1)
 		return -1;
 	/*
 	 * WAL: readers never wait for the writer, and a commit is one
 	 * append to the log.  NORMAL: a commit survives the death of any
 	 * process at any moment; only a power cut may lose the last ones.
 	 */
-	if (query_int(s, "PRAGMA journal_mode = WAL", &mode, e) == -1)
+	if (sql_int(s, "PRAGMA journal_mode = WAL", &mode, e) == -1)
 		return -1;
 	return 0;
 }
@@ -405,7 +263,7 @@ store_close(struct store *s)
 int
 store_begin(struct store *s, struct pi_error *e)
 {
-	return exec(s, "BEGIN IMMEDIATE", e);
+	return sql_exec(s, "BEGIN IMMEDIATE", e);
 }
 
 int
@@ -413,7 +271,7 @@ store_commit(struct store *s, struct pi_error *e)
 {
 	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
 		return 0;
-	db_err(s, e, "commit");
+	sql_err(s, e, "commit");
 	store_rollback(s);
 	return -1;
 }
@@ -425,11 +283,6 @@ store_rollback(struct store *s)
 		(void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-static const char *
-col_text(sqlite3_stmt *st, int i)
-{
-	return (const char *)sqlite3_column_text(st, i);
-}
 
 static void
 copy_id(char *dst, const char *src)
@@ -450,16 +303,16 @@ session_row(sqlite3_stmt *st, struct store_session *ss, int copy)
 
 	memset(ss, 0, sizeof(*ss));
 	ss->seq = sqlite3_column_int64(st, 0);
-	copy_id(ss->id, col_text(st, 1));
+	copy_id(ss->id, sql_text(st, 1));
 	ss->parent = sqlite3_column_int64(st, 2);
-	copy_id(ss->parent_id, col_text(st, 3));
+	copy_id(ss->parent_id, sql_text(st, 3));
 	ss->bp.sess = sqlite3_column_int64(st, 4);
 	ss->bp.n = sqlite3_column_int64(st, 5);
-	copy_id(ss->bp_id, col_text(st, 6));
+	copy_id(ss->bp_id, sql_text(st, 6));
 	ss->count = sqlite3_column_int64(st, 7);
 	ss->depth = sqlite3_column_int64(st, 8);
-	ss->cwd = (char *)col_text(st, 9);
-	ss->name = (char *)col_text(st, 10);
+	ss->cwd = (char *)sql_text(st, 9);
+	ss->name = (char *)sql_text(st, 10);
 	if (copy) {
 		ss->cwd = xstrdup(ss->cwd ? ss->cwd : "");
 		ss->name = ss->name ? xstrdup(ss->name) : NULL;
@@ -468,10 +321,10 @@ session_row(sqlite3_stmt *st, struct store_session *ss, int copy)
 	ss->active = sqlite3_column_int64(st, 12);
 	ss->lock.pid = (long)sqlite3_column_int64(st, 13);
 	ss->lock.start = sqlite3_column_int64(st, 14);
-	if ((t = col_text(st, 15)) != NULL)
+	if ((t = sql_text(st, 15)) != NULL)
 		(void)snprintf(ss->lock.host, sizeof(ss->lock.host), "%s", t);
 	ss->lock.at = sqlite3_column_int64(st, 16);
-	copy_id(ss->head_id, col_text(st, 17));
+	copy_id(ss->head_id, sql_text(st, 17));
 	if (ss->count > 0) {
 		ss->head.sess = ss->seq;
 		ss->head.n = ss->count;
@@ -508,7 +361,7 @@ store_session_get(struct store *s, int64_t seq, struct store_session *out,
 	if (rc == SQLITE_DONE)
 		return pi_err(e, PI_EXIT_INPUT, "unknown_session",
 		    "session #%lld is gone", (long long)seq);
-	return db_err(s, e, "read session");
+	return sql_err(s, e, "read session");
 }
 
 /*
@@ -539,7 +392,7 @@ find(struct store *s, int exact, int prefix, const char *what,
 	if (rc == SQLITE_ROW)
 		return 1;
 	if (rc != SQLITE_DONE)
-		return db_err(s, e, "find");
+		return sql_err(s, e, "find");
 	if ((st = stmt(s, prefix, e)) == NULL)
 		return -1;
 	/* Ids are printable ASCII, so all that start with id sort below. */
@@ -553,13 +406,13 @@ find(struct store *s, int exact, int prefix, const char *what,
 			key[1] = cols == 2 ? sqlite3_column_int64(st, 1) : 0;
 		}
 		(void)buf_addf(&list, "%s%s", n > 1 ? ", " : "",
-		    n > 10 ? "..." : col_text(st, cols));
+		    n > 10 ? "..." : sql_text(st, cols));
 	}
 	sqlite3_reset(st);
 	free(hi);
 	if (rc != SQLITE_DONE) {
 		buf_release(&list);
-		return db_err(s, e, "find");
+		return sql_err(s, e, "find");
 	}
 	if (n == 1) {
 		buf_release(&list);
@@ -589,7 +442,7 @@ store_id_taken(struct store *s, int is_entry, const char *id,
 	sqlite3_reset(st);
 	if (rc == SQLITE_ROW)
 		return 1;
-	return rc == SQLITE_DONE ? 0 : db_err(s, e, "find");
+	return rc == SQLITE_DONE ? 0 : sql_err(s, e, "find");
 }
 
 int
@@ -617,23 +470,6 @@ store_entry_find(struct store *s, const char *id, struct store_pos *out,
 	return 1;
 }
 
-static void
-entry_row(sqlite3_stmt *st, struct store_entry *en)
-{
-	en->pos.sess = sqlite3_column_int64(st, 0);
-	en->pos.n = sqlite3_column_int64(st, 1);
-	en->seq = sqlite3_column_int64(st, 2);
-	en->depth = sqlite3_column_int64(st, 3);
-	en->ts = sqlite3_column_int64(st, 4);
-	en->id = col_text(st, 5);
-	en->parent_id = col_text(st, 6);
-	en->type = col_text(st, 7);
-	en->role = col_text(st, 8);
-	en->message_id = col_text(st, 9);
-	en->tool_call_id = col_text(st, 10);
-	en->data = col_text(st, 11);
-	en->data_len = (size_t)sqlite3_column_bytes(st, 11);
-}
 
 int
 store_entry_get(struct store *s, struct store_pos pos,
@@ -649,7 +485,7 @@ store_entry_get(struct store *s, struct store_pos pos,
 	sqlite3_bind_int64(st, 1, pos.sess);
 	sqlite3_bind_int64(st, 2, pos.n);
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		entry_row(st, &en);
+		sql_entry_row(st, &en);
 		rc = fn(arg, &en, e);
 		sqlite3_reset(st);
 		return rc == -1 ? -1 : 1;
@@ -658,7 +494,7 @@ store_entry_get(struct store *s, struct store_pos pos,
 	if (rc == SQLITE_DONE)
 		return pi_err(e, PI_EXIT_INPUT, "unknown_id", "no entry "
 		    "#%lld.%lld", (long long)pos.sess, (long long)pos.n);
-	return db_err(s, e, "read entry");
+	return sql_err(s, e, "read entry");
 }
 
 int
@@ -686,7 +522,7 @@ store_session_new(struct store *s, const char *id, int64_t parent,
 		if (rc != SQLITE_ROW)
 			return rc == SQLITE_DONE ? pi_err(e, PI_EXIT_INPUT,
 			    "unknown_id", "no such branch point") :
-			    db_err(s, e, "read entry");
+			    sql_err(s, e, "read entry");
 	}
 	if (id == NULL) {
 		pi_uuid7(fresh);
@@ -715,7 +551,7 @@ store_session_new(struct store *s, const char *id, int64_t parent,
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	if (rc != SQLITE_DONE)
-		return db_err(s, e, "new session");
+		return sql_err(s, e, "new session");
 	return store_session_get(s, sqlite3_last_insert_rowid(s->db), out, e);
 }
 
@@ -744,10 +580,58 @@ set_name(struct store *s, struct store_session *ss, const char *name,
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	if (rc != SQLITE_DONE)
-		return db_err(s, e, "name");
+		return sql_err(s, e, "name");
 	free(ss->name);
 	ss->name = name ? xstrdup(name) : NULL;
 	return 0;
+}
+
+/*
+ * Where session seq's next entry goes, as it is now (another process
+ * may have appended since it was read): its number, depth, parent (id
+ * and position; none when n is 0) and the parent's hash (NULL: none).
+ */
+struct head {
+	int64_t count, depth;
+	struct store_pos pos;
+	char id[STORE_ID_MAX + 1];
+	unsigned char hash[CHAIN_LEN];
+	int has_hash;
+};
+
+static int
+head_now(struct store *s, int64_t seq, struct head *h, struct pi_error *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = stmt(s, Q_HEAD, e)) == NULL)
+		return -1;
+	memset(h, 0, sizeof(*h));
+	sqlite3_bind_int64(st, 1, seq);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		h->count = sqlite3_column_int64(st, 0);
+		h->depth = sqlite3_column_int64(st, 1);
+		if (h->count > 0) {
+			h->pos.sess = seq;
+			h->pos.n = h->count;
+		} else {
+			h->pos.sess = sqlite3_column_int64(st, 2);
+			h->pos.n = sqlite3_column_int64(st, 3);
+		}
+		copy_id(h->id, sql_text(st, 4));
+		if (sqlite3_column_bytes(st, 5) == CHAIN_LEN) {
+			memcpy(h->hash, sqlite3_column_blob(st, 5), CHAIN_LEN);
+			h->has_hash = 1;
+		}
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return pi_err(e, PI_EXIT_INPUT, "unknown_session",
+		    "session #%lld is gone", (long long)seq);
+	return sql_err(s, e, "append");
 }
 
 int
@@ -756,71 +640,86 @@ store_append(struct store *s, struct store_session *ss,
     struct pi_error *e)
 {
 	sqlite3_stmt *st;
-	struct store_session now;
+	struct head h;
+	struct store_entry en;
+	unsigned char hash[CHAIN_LEN];
+	const char *name = NULL;
 	char fresh[37];
 	int64_t seq;
-	int rc;
+	int rc, names = 0;
 
-	/* Another process may have appended since ss was read. */
-	if (store_session_get(s, ss->seq, &now, e) == -1)
+	/* One check for every way in, before anything is written. */
+	memset(&en, 0, sizeof(en));
+	en.data = jsonx_string(ne->data, &en.data_len);
+	if (entry_check(ne->type, ne->data, en.data_len, e) == -1)
 		return -1;
+	en.type = ne->type;
+	en.message_id = ne->message_id;
+	if (strcmp(ne->type, "message") == 0) {
+		en.role = jsonx_str(ne->data, "role");
+		if (strcmp(en.role, "toolResult") == 0)
+			en.tool_call_id = jsonx_str(ne->data, "toolCallId");
+	} else if (strcmp(ne->type, "session_info") == 0 &&
+	    jsonx_get(ne->data, "name") != NULL) {
+		names = 1;
+		name = jsonx_str(ne->data, "name");
+		if (name != NULL && *name == '\0')
+			name = NULL;
+	}
+	if (ne->id == NULL)
+		pi_uuid7(fresh);
+	en.id = ne->id ? ne->id : fresh;
+	en.ts = ne->ts > 0 ? ne->ts : pi_now_ms();
+	if (head_now(s, ss->seq, &h, e) == -1)
+		return -1;
+	en.parent_id = h.pos.n > 0 ? h.id : NULL;
+	chain_hash(h.has_hash ? h.hash : NULL, &en, hash);
 	if ((st = stmt(s, Q_NEXT_SEQ, e)) == NULL)
-		goto fail;
+		return -1;
 	rc = sqlite3_step(st);
 	seq = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	if (rc != SQLITE_ROW) {
-		db_err(s, e, "append");
-		goto fail;
-	}
+	if (rc != SQLITE_ROW)
+		return sql_err(s, e, "append");
 	if ((st = stmt(s, Q_INSERT_ENTRY, e)) == NULL)
-		goto fail;
-	if (ne->id == NULL)
-		pi_uuid7(fresh);
-	sqlite3_bind_int64(st, 1, now.seq);
-	sqlite3_bind_int64(st, 2, now.count + 1);
+		return -1;
+	sqlite3_bind_int64(st, 1, ss->seq);
+	sqlite3_bind_int64(st, 2, h.count + 1);
 	sqlite3_bind_int64(st, 3, seq);
-	sqlite3_bind_int64(st, 4, now.depth + 1);
-	sqlite3_bind_int64(st, 5, ne->ts > 0 ? ne->ts : pi_now_ms());
-	sqlite3_bind_text(st, 6, ne->id ? ne->id : fresh, -1, SQLITE_STATIC);
-	bind_opt(st, 7, now.head.n > 0 ? now.head_id : NULL);
-	sqlite3_bind_text(st, 8, ne->type, -1, SQLITE_STATIC);
-	bind_opt(st, 9, ne->role);
-	bind_opt(st, 10, ne->message_id);
-	bind_opt(st, 11, ne->tool_call_id);
-	sqlite3_bind_text(st, 12, ne->data, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, h.depth + 1);
+	sqlite3_bind_int64(st, 5, en.ts);
+	sqlite3_bind_text(st, 6, en.id, -1, SQLITE_STATIC);
+	bind_opt(st, 7, en.parent_id);
+	sqlite3_bind_text(st, 8, en.type, -1, SQLITE_STATIC);
+	bind_opt(st, 9, en.role);
+	bind_opt(st, 10, en.message_id);
+	bind_opt(st, 11, en.tool_call_id);
+	sqlite3_bind_text(st, 12, en.data, (int)en.data_len, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 13, hash, CHAIN_LEN, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE) {
-		db_err(s, e, "append");
-		goto fail;
-	}
+	if (rc != SQLITE_DONE)
+		return sql_err(s, e, "append");
 	if ((st = stmt(s, Q_BUMP_SESSION, e)) == NULL)
-		goto fail;
-	sqlite3_bind_int64(st, 1, now.seq);
-	sqlite3_bind_int64(st, 2, now.count + 1);
-	sqlite3_bind_int64(st, 3, now.depth + 1);
+		return -1;
+	sqlite3_bind_int64(st, 1, ss->seq);
+	sqlite3_bind_int64(st, 2, h.count + 1);
+	sqlite3_bind_int64(st, 3, h.depth + 1);
 	sqlite3_bind_int64(st, 4, ss->active = pi_now_ms());
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		db_err(s, e, "append");
-		goto fail;
-	}
-	if (ne->names && set_name(s, ss, ne->name, e) == -1)
-		goto fail;
-	pos->sess = now.seq;
-	pos->n = now.count + 1;
-	ss->count = now.count + 1;
-	ss->depth = now.depth + 1;
+	if (rc != SQLITE_DONE)
+		return sql_err(s, e, "append");
+	if (names && set_name(s, ss, name, e) == -1)
+		return -1;
+	pos->sess = ss->seq;
+	pos->n = h.count + 1;
+	ss->count = h.count + 1;
+	ss->depth = h.depth + 1;
 	ss->head = *pos;
-	copy_id(ss->head_id, ne->id ? ne->id : fresh);
-	store_session_release(&now);
+	copy_id(ss->head_id, en.id);
 	return 0;
-fail:
-	store_session_release(&now);
-	return -1;
 }
 
 int
@@ -837,7 +736,7 @@ store_set_active(struct store *s, struct store_session *ss, int64_t ms,
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		return db_err(s, e, "set active");
+		return sql_err(s, e, "set active");
 	ss->active = ms;
 	return 0;
 }
@@ -861,7 +760,7 @@ branch_point(struct store *s, int64_t sess, struct store_pos *bp,
 		return 0;
 	return rc == SQLITE_DONE ? pi_err(e, PI_EXIT_FAIL, "database",
 	    "%s: session #%lld is gone", s->path, (long long)sess) :
-	    db_err(s, e, "walk");
+	    sql_err(s, e, "walk");
 }
 
 int
@@ -879,7 +778,7 @@ store_walk_back(struct store *s, struct store_pos pos,
 		sqlite3_bind_int64(st, 1, pos.sess);
 		sqlite3_bind_int64(st, 2, pos.n);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			entry_row(st, &en);
+			sql_entry_row(st, &en);
 			if ((r = fn(arg, &en, e)) != 0) {
 				sqlite3_reset(st);
 				return r;
@@ -887,7 +786,7 @@ store_walk_back(struct store *s, struct store_pos pos,
 		}
 		sqlite3_reset(st);
 		if (rc != SQLITE_DONE)
-			return db_err(s, e, "walk");
+			return sql_err(s, e, "walk");
 		if (branch_point(s, pos.sess, &pos, e) == -1)
 			return -1;
 	}
@@ -926,7 +825,7 @@ each_session(struct store *s, sqlite3_stmt *st,
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	if (!stop && rc != SQLITE_DONE)
-		return db_err(s, e, "list sessions");
+		return sql_err(s, e, "list sessions");
 	return 0;
 }
 
@@ -966,18 +865,18 @@ store_subtree_entries(struct store *s, int64_t sess, int branches_only,
 	    "WITH RECURSIVE sub(seq) AS (SELECT ?1 UNION ALL"
 	    " SELECT s.seq FROM sessions s JOIN sub ON s.parent = sub.seq"
 	    " WHERE ?2 = 0 OR s.bp_sess IS NOT NULL)"
-	    " SELECT " ENTRY_COLS " FROM entries"
+	    " SELECT " SQL_ENTRY_COLS " FROM entries"
 	    " WHERE sess IN (SELECT seq FROM sub) ORDER BY seq";
 	sqlite3_stmt *st;
 	struct store_entry en;
 	int rc, r = 0;
 
 	if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK)
-		return db_err(s, e, "subtree");
+		return sql_err(s, e, "subtree");
 	sqlite3_bind_int64(st, 1, sess);
 	sqlite3_bind_int(st, 2, branches_only);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		entry_row(st, &en);
+		sql_entry_row(st, &en);
 		if ((r = fn(arg, &en, e)) != 0)
 			break;
 	}
@@ -985,7 +884,7 @@ store_subtree_entries(struct store *s, int64_t sess, int branches_only,
 	if (r == -1)
 		return -1;
 	if (r == 0 && rc != SQLITE_DONE)
-		return db_err(s, e, "subtree");
+		return sql_err(s, e, "subtree");
 	return r;
 }
 
@@ -1005,7 +904,7 @@ store_session_rm(struct store *s, const int64_t *seqs, size_t n,
 			rc = sqlite3_step(st);
 			sqlite3_reset(st);
 			if (rc != SQLITE_DONE)
-				return db_err(s, e, "remove");
+				return sql_err(s, e, "remove");
 		}
 	return 0;
 }
@@ -1029,7 +928,7 @@ store_lock_set(struct store *s, int64_t sess, const struct store_lock *l,
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	return rc == SQLITE_DONE ? 0 : db_err(s, e, "lock");
+	return rc == SQLITE_DONE ? 0 : sql_err(s, e, "lock");
 }
 
 static size_t
@@ -1062,7 +961,7 @@ store_unique_len(struct store *s, int is_entry, const char *id, size_t min)
 			return len;
 		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) == SQLITE_ROW &&
-		    (t = col_text(st, 0)) != NULL && (c = common(id, t)) > n)
+		    (t = sql_text(st, 0)) != NULL && (c = common(id, t)) > n)
 			n = c;
 		sqlite3_finalize(st);
 	}
@@ -1070,58 +969,4 @@ store_unique_len(struct store *s, int is_entry, const char *id, size_t min)
 	if (n < min)
 		n = min;
 	return n < len ? n : len;
-}
-
-int
-store_check(struct store *s, void (*report)(void *, const char *),
-    void *arg, struct pi_error *e)
-{
-	static const char *const checks[] = {
-		"PRAGMA integrity_check",
-		"SELECT 'foreign key: ' || \"table\" || ' row ' ||"
-		" coalesce(rowid, '?') || ' -> ' || parent"
-		" FROM pragma_foreign_key_check",
-		"SELECT 'session ' || s.id || ': count ' || s.count ||"
-		" ' but entries 1..' || coalesce(max(e.n), 0) || ' (' ||"
-		" count(e.n) || ')' FROM sessions s LEFT JOIN entries e"
-		" ON e.sess = s.seq GROUP BY s.seq HAVING s.count !="
-		" coalesce(max(e.n), 0) OR s.count != count(e.n)",
-		"SELECT 'entry ' || e.id || ': parent or depth does not"
-		" follow its chain' FROM entries e JOIN entries p"
-		" ON p.sess = e.sess AND p.n = e.n - 1"
-		" WHERE p.id IS NOT e.parent_id OR p.depth + 1 != e.depth",
-		"SELECT 'entry ' || e.id || ': parent or depth does not"
-		" follow its branch point' FROM entries e JOIN sessions s"
-		" ON s.seq = e.sess LEFT JOIN entries p ON p.sess = s.bp_sess"
-		" AND p.n = s.bp_n WHERE e.n = 1 AND (p.id IS NOT e.parent_id"
-		" OR coalesce(p.depth, 0) + 1 != e.depth)",
-		"SELECT 'session ' || s.id || ': depth ' || s.depth ||"
-		" ' is not its head''s' FROM sessions s WHERE s.depth !="
-		" coalesce((SELECT depth FROM entries WHERE sess = s.seq"
-		" AND n = s.count), (SELECT depth FROM entries WHERE"
-		" sess = s.bp_sess AND n = s.bp_n), 0)",
-		"SELECT 'entry ' || id || ': data is not JSON' FROM entries"
-		" WHERE json_valid(data) = 0",
-	};
-	sqlite3_stmt *st;
-	const char *t;
-	size_t i;
-	int rc, bad = 0;
-
-	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
-		if (sqlite3_prepare_v2(s->db, checks[i], -1, &st, NULL) !=
-		    SQLITE_OK)
-			return db_err(s, e, "check");
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			t = col_text(st, 0);
-			if (i == 0 && t != NULL && strcmp(t, "ok") == 0)
-				continue;
-			report(arg, t ? t : "(null)");
-			bad++;
-		}
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE)
-			return db_err(s, e, "check");
-	}
-	return bad;
 }

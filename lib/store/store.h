@@ -17,11 +17,16 @@
  * copied.  Nothing is ever updated in place but a session's counters,
  * name, activity time and run lock.
  *
+ * Every way in goes through store_append, which checks the entry
+ * (entry.h) and seals it to its parent with a hash (chain.h) in the
+ * same transaction; store_check finds an entry changed since.
+ *
  * Every function returns 0 (or a count, or 1 for "found") on success
  * and -1 with e filled on failure: e->status is PI_EXIT_CONFIG for a
  * database that is not ours or too new, PI_EXIT_TEMP when it stayed
- * busy past the timeout, PI_EXIT_INPUT for an unknown or ambiguous id,
- * and PI_EXIT_FAIL for anything else SQLite says.  Strings in the
+ * busy past the timeout, PI_EXIT_INPUT for an unknown or ambiguous id
+ * or an entry the store refuses, and PI_EXIT_FAIL for anything else,
+ * with the cause in e->code (sql.h: disk_full, read_only, ...).  Strings in the
  * records handed to callbacks are SQLite's and valid only during the
  * call; those in a struct store_session are the struct's own.
  */
@@ -31,10 +36,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct json_object;
 struct pi_error;
 struct sqlite3;
 
-#define STORE_SCHEMA		1	/* PRAGMA user_version we write */
+#define STORE_SCHEMA		2	/* PRAGMA user_version: schema.c */
 #define STORE_APP_ID		0x50695373	/* "PiSs": application_id */
 #define STORE_BUSY_MS		30000	/* how long a writer waits */
 #define STORE_ID_MAX		64	/* longest entry or session id */
@@ -60,6 +66,12 @@ struct store_entry {
 	const char *tool_call_id;
 	const char *data;	/* JSON: the message, or the other fields */
 	size_t data_len;
+	const unsigned char *hash;	/* CHAIN_LEN bytes, or NULL: none */
+	/*
+	 * Why the store would refuse it now, for an entry stored before
+	 * it checked (schema 1); NULL for every other.
+	 */
+	const char *invalid;
 };
 
 struct store_lock {
@@ -93,17 +105,17 @@ struct store {
 	int wal_frames;			/* in the log after our last commit */
 };
 
-/* What an append adds; the strings are copied. */
+/*
+ * What an append adds; nothing is kept.  A message's role and a tool
+ * result's toolCallId are read from data, and so is the name a
+ * session_info entry gives its session (an empty one clears it).
+ */
 struct store_new_entry {
 	const char *id;		/* NULL: a new UUIDv7 */
-	const char *type;
-	const char *role;
-	const char *message_id;
-	const char *tool_call_id;
-	const char *data;
+	const char *type;	/* pi's entry type */
+	const char *message_id;	/* the message_end's messageId, or NULL */
+	struct json_object *data;	/* an object: the message, or fields */
 	int64_t ts;		/* 0: now */
-	int names;		/* it names the session (session_info): */
-	const char *name;	/* the name, NULL to clear it */
 };
 
 /*
@@ -151,8 +163,10 @@ int store_session_new(struct store *s, const char *id, int64_t parent,
     struct store_session *out, struct pi_error *e);
 /*
  * Append one entry at ss's head (re-read inside the caller's
- * transaction, so ss may be stale), and the name it gives when
- * ne->names; ss (head, count, depth, active, name) and *pos are updated.
+ * transaction, so ss may be stale), and the name it gives; ss (head,
+ * count, depth, active, name) and *pos are updated.  An entry that
+ * entry_check refuses is PI_EXIT_INPUT, "bad_input", its message
+ * without a location: the caller adds where the entry came from.
  */
 int store_append(struct store *s, struct store_session *ss,
     const struct store_new_entry *ne, struct store_pos *pos,
@@ -208,7 +222,12 @@ int store_lock_set(struct store *s, int64_t sess, const struct store_lock *l,
 size_t store_unique_len(struct store *s, int is_entry, const char *id,
     size_t min);
 
-/* PRAGMA integrity_check and foreign_key_check, and our own checks. */
+/*
+ * PRAGMA integrity_check and foreign_key_check, our own checks of the
+ * tree, every entry's hash against its content and its parent's hash,
+ * and the entries the store would refuse now (check.c): each problem
+ * to report, one line naming what is wrong; the count, or -1.
+ */
 int store_check(struct store *s, void (*report)(void *, const char *),
     void *arg, struct pi_error *e);
 
