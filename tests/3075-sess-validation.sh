@@ -89,7 +89,7 @@ check 'the messages around it are there' '
 	jq -r "select(.role).content" ctx >got && printf "before\nafter\n" >want && diff -u want got'
 check 'so a run on the session goes on' '
 	PI_FAUX_SCRIPT=$ROOT/examples/hello.faux pi-loop -d $db -s "$A" -m faux/demo \
-	    -w . "hi" </dev/null >loop.out 2>loop.err; rc=$?; cat loop.err; is "$rc" 0'
+	    -w "$(mkdir -p ws && cd ws && pwd)" "hi" </dev/null >loop.out 2>loop.err; rc=$?; cat loop.err; is "$rc" 0'
 check 'log prints it as it was stored' '
 	ps log "$A" >log && jqs log ".[1].id == \"$BAD\" and .[1].message.content == true"'
 check 'check names it' '
